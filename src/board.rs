@@ -1,0 +1,201 @@
+//! The board: twelve pit counts seen from the side to move, its text form and its display.
+//!
+//! Pits 0..=5 belong to the side to move (left to right from its own seat, which is the
+//! sowing direction), pits 6..=11 to the opponent (again in sowing order). Every position
+//! in the databases is stored this way, so a move's child is the sown board with its two
+//! rows swapped.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// Pits on the board.
+pub const PITS: usize = 12;
+/// Pits in one row.
+pub const ROW: usize = 6;
+/// Seeds in the standard game; no position of any layer holds more.
+pub const MAX_SEEDS: u32 = 48;
+
+/// A position seen from the side to move.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Board {
+    pits: [u8; PITS],
+}
+
+/// Why a board's text was refused. Each message is one line and names the problem.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BoardError {
+    #[error("a board needs 12 pit counts, found {found}")]
+    WrongPitCount { found: usize },
+    #[error("pit {pit}: '{token}' is not a seed count")]
+    NotANumber { pit: usize, token: String },
+    #[error("pit {pit}: a seed count cannot be negative ('{token}')")]
+    Negative { pit: usize, token: String },
+    #[error("pit {pit}: {count} seeds do not fit in one pit (at most {MAX_SEEDS})")]
+    PitTooLarge { pit: usize, count: u64 },
+    #[error("the board holds {total} seeds, more than the {MAX_SEEDS} of the game")]
+    TooManySeeds { total: u32 },
+}
+
+impl Board {
+    /// A board from its pit counts, refusing more than 48 seeds in all.
+    pub fn new(pits: [u8; PITS]) -> Result<Board, BoardError> {
+        for (pit, &count) in pits.iter().enumerate() {
+            if u32::from(count) > MAX_SEEDS {
+                return Err(BoardError::PitTooLarge {
+                    pit: pit + 1,
+                    count: count.into(),
+                });
+            }
+        }
+        let board = Board { pits };
+        let total = board.seeds();
+        if total > MAX_SEEDS {
+            return Err(BoardError::TooManySeeds { total });
+        }
+        Ok(board)
+    }
+
+    /// A board from counts already known to be valid (indexer, move generator).
+    #[inline]
+    pub(crate) const fn from_pits_unchecked(pits: [u8; PITS]) -> Board {
+        Board { pits }
+    }
+
+    /// The standard opening with `per_pit` seeds in every pit.
+    pub fn opening(per_pit: u8) -> Result<Board, BoardError> {
+        Board::new([per_pit; PITS])
+    }
+
+    #[inline]
+    pub fn pits(&self) -> &[u8; PITS] {
+        &self.pits
+    }
+
+    #[inline]
+    pub fn pit(&self, pit: usize) -> u8 {
+        self.pits[pit]
+    }
+
+    /// Seeds on the whole board: the layer this position belongs to.
+    #[inline]
+    pub fn seeds(&self) -> u32 {
+        self.pits.iter().map(|&p| u32::from(p)).sum()
+    }
+
+    /// Seeds in the row of the side to move.
+    #[inline]
+    pub fn mover_seeds(&self) -> u32 {
+        self.pits[..ROW].iter().map(|&p| u32::from(p)).sum()
+    }
+
+    /// Seeds in the opponent's row.
+    #[inline]
+    pub fn opponent_seeds(&self) -> u32 {
+        self.pits[ROW..].iter().map(|&p| u32::from(p)).sum()
+    }
+
+    /// The same position seen from the other side (the two rows swapped).
+    #[inline]
+    pub fn swapped(&self) -> Board {
+        let mut pits = [0u8; PITS];
+        pits[..ROW].copy_from_slice(&self.pits[ROW..]);
+        pits[ROW..].copy_from_slice(&self.pits[..ROW]);
+        Board { pits }
+    }
+
+    /// A picture with the two rows facing each other, the opponent on top. Sowing runs left
+    /// to right along the bottom row and right to left along the top row; the mover's pits
+    /// are labelled 1..6 (a..f), as players name them.
+    pub fn picture(&self) -> String {
+        let top: Vec<String> = (ROW..PITS)
+            .rev()
+            .map(|p| format!("{:>3}", self.pits[p]))
+            .collect();
+        let bottom: Vec<String> = (0..ROW).map(|p| format!("{:>3}", self.pits[p])).collect();
+        format!(
+            "  opponent {}\n  to move  {}\n  pit      {}",
+            top.join(""),
+            bottom.join(""),
+            (1..=ROW).map(|p| format!("{p:>3}")).collect::<String>()
+        )
+    }
+}
+
+impl FromStr for Board {
+    type Err = BoardError;
+
+    /// Twelve counts, the mover's six first, separated by spaces, commas, `/` or `|`.
+    fn from_str(text: &str) -> Result<Board, BoardError> {
+        let tokens: Vec<&str> = text
+            .split(|c: char| c.is_whitespace() || c == ',' || c == '/' || c == '|')
+            .filter(|t| !t.is_empty())
+            .collect();
+        if tokens.len() != PITS {
+            return Err(BoardError::WrongPitCount {
+                found: tokens.len(),
+            });
+        }
+        let mut pits = [0u8; PITS];
+        let mut total = 0u32;
+        for (i, token) in tokens.iter().enumerate() {
+            let pit = i + 1;
+            let digits = token.strip_prefix('+').unwrap_or(token);
+            if let Some(rest) = token.strip_prefix('-') {
+                if !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit()) {
+                    return Err(BoardError::Negative {
+                        pit,
+                        token: token.to_string(),
+                    });
+                }
+            }
+            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(BoardError::NotANumber {
+                    pit,
+                    token: token.to_string(),
+                });
+            }
+            // Saturate rather than overflow: any count this large is refused below anyway.
+            let count = digits.parse::<u64>().unwrap_or(u64::MAX);
+            if count > u64::from(MAX_SEEDS) {
+                return Err(BoardError::PitTooLarge { pit, count });
+            }
+            pits[i] = count as u8;
+            total += count as u32;
+        }
+        if total > MAX_SEEDS {
+            return Err(BoardError::TooManySeeds { total });
+        }
+        Ok(Board { pits })
+    }
+}
+
+impl fmt::Display for Board {
+    /// The text form `parse` reads back: the twelve counts separated by spaces.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, p) in self.pits.iter().enumerate() {
+            if i > 0 {
+                f.write_str(" ")?;
+            }
+            write!(f, "{p}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Board {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Board({self})")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn swapping_twice_is_identity() {
+        let b: Board = "1 2 3 4 5 6 7 8 0 0 0 1".parse().unwrap();
+        assert_eq!(b.swapped().swapped(), b);
+        assert_eq!(b.swapped().to_string(), "7 8 0 0 0 1 1 2 3 4 5 6");
+    }
+}

@@ -1,0 +1,170 @@
+//! The perfect hash of a layer: every placement of `n` seeds in 12 pits gets a unique index
+//! in `0..size(n)`, by the combinatorial number system ("stars and bars").
+//!
+//! # The order
+//!
+//! Write a board as `n` seeds and 11 bars: bar `j` (1..=11) sits at slot
+//! `b_j = p_0 + … + p_{j-1} + j - 1` of `n + 11` slots. The index is the colexicographic
+//! rank of that set of bars, `Σ C(b_j, j)`: 11 prefix sums and 11 lookups in a binomial
+//! table, no branches, no allocation.
+//!
+//! Why this order:
+//! * The opponent's row (pits 6..=11) holds the high-order bars, so all positions that share
+//!   an opponent row are contiguous, and the mover's row varies fastest. Walking a layer in
+//!   index order is a cheap successor step ([`next_in_layer`]) that only moves seeds between
+//!   neighbouring low pits, so whole-layer passes never unrank.
+//! * Consecutive indices are similar positions, so neighbouring values in a stored block are
+//!   correlated, which helps the block compressor.
+//!
+//! The first index of a layer is the board with every seed in pit 11, the last every seed
+//! in pit 0.
+
+use crate::board::{Board, MAX_SEEDS, PITS};
+
+/// Rows of the binomial table: enough for `C(n + 11, 11)` with `n` up to 48 and for the
+/// sum over all layers, `C(60, 12)`.
+const BINOM_ROWS: usize = 61;
+const BINOM_COLS: usize = 13;
+
+const fn binomial_table() -> [[u64; BINOM_COLS]; BINOM_ROWS] {
+    let mut t = [[0u64; BINOM_COLS]; BINOM_ROWS];
+    let mut k = 0;
+    while k < BINOM_ROWS {
+        t[k][0] = 1;
+        let mut j = 1;
+        while j < BINOM_COLS {
+            t[k][j] = if k == 0 {
+                0
+            } else {
+                t[k - 1][j - 1] + t[k - 1][j]
+            };
+            j += 1;
+        }
+        k += 1;
+    }
+    t
+}
+
+static BINOM: [[u64; BINOM_COLS]; BINOM_ROWS] = binomial_table();
+
+/// `C(k, j)` for `k <= 60`, `j <= 12`.
+#[inline]
+pub fn binomial(k: u32, j: u32) -> u64 {
+    BINOM[k as usize][j as usize]
+}
+
+/// Positions in layer `n`: `C(n + 11, 11)`.
+#[inline]
+pub fn size(n: u32) -> u64 {
+    assert!(n <= MAX_SEEDS, "layer {n} is beyond the 48 seeds of the game");
+    binomial(n + 11, 11)
+}
+
+/// Positions in layers `0..=n` together: `C(n + 12, 12)`.
+pub fn size_up_to(n: u32) -> u64 {
+    assert!(n <= MAX_SEEDS, "layer {n} is beyond the 48 seeds of the game");
+    binomial(n + 12, 12)
+}
+
+/// The index of `board` within its layer (`board.seeds()`).
+#[inline]
+pub fn rank(board: &Board) -> u64 {
+    let pits = board.pits();
+    let mut prefix = 0usize;
+    let mut r = 0u64;
+    for j in 1..PITS {
+        prefix += pits[j - 1] as usize;
+        r += BINOM[prefix + j - 1][j];
+    }
+    r
+}
+
+/// The board of layer `n` with index `index` (which must be below `size(n)`).
+#[inline]
+pub fn unrank(n: u32, index: u64) -> Board {
+    debug_assert!(index < size(n));
+    let mut pits = [0u8; PITS];
+    let mut r = index;
+    // Recover the bars from the highest down: bar j is the largest slot b with C(b, j) <= r.
+    // Each bar lies below the previous one, so the scan over all bars costs n + 11 steps.
+    let mut upper = (n + 11) as usize; // exclusive bound for the slot of the current bar
+    let mut above = n as usize; // seeds counted above the current bar
+    for j in (1..PITS).rev() {
+        let mut b = upper - 1;
+        while BINOM[b][j] > r {
+            b -= 1;
+        }
+        r -= BINOM[b][j];
+        // Seeds between bar j and bar j + 1 belong to pit j.
+        let below = b + 1 - j; // seeds in pits 0..j
+        pits[j] = (above - below) as u8;
+        above = below;
+        upper = b;
+    }
+    pits[0] = above as u8;
+    Board::from_pits_unchecked(pits)
+}
+
+/// Steps `board` to the next board of its layer in index order; false at the last one.
+/// Amortised constant time, so a pass over a layer never unranks.
+#[inline]
+pub fn next_in_layer(board: &mut Board) -> bool {
+    let mut pits = *board.pits();
+    // The lowest pit j >= 1 holding a seed gives one seed to pit j - 1, which also takes the
+    // seeds of pit 0 (pits 1..j are empty): the colex successor of the bar positions.
+    let mut j = 1;
+    while j < PITS && pits[j] == 0 {
+        j += 1;
+    }
+    if j == PITS {
+        return false;
+    }
+    let low = pits[0];
+    pits[0] = 0;
+    pits[j - 1] = low + 1;
+    pits[j] -= 1;
+    *board = Board::from_pits_unchecked(pits);
+    true
+}
+
+/// Walks the boards of layer `n` with indices `start..end`, in order.
+pub fn walk(n: u32, start: u64, end: u64) -> impl Iterator<Item = (u64, Board)> {
+    let mut board = if start < end {
+        Some(unrank(n, start))
+    } else {
+        None
+    };
+    let mut index = start;
+    std::iter::from_fn(move || {
+        let b = board?;
+        let here = index;
+        index += 1;
+        if index < end {
+            let mut nb = b;
+            next_in_layer(&mut nb);
+            board = Some(nb);
+        } else {
+            board = None;
+        }
+        Some((here, b))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_layer_walk_matches_unrank() {
+        for n in 0..=6 {
+            let mut count = 0;
+            for (i, b) in walk(n, 0, size(n)) {
+                assert_eq!(b.seeds(), n);
+                assert_eq!(unrank(n, i), b);
+                assert_eq!(rank(&b), i);
+                count += 1;
+            }
+            assert_eq!(count, size(n));
+        }
+    }
+}

@@ -1,0 +1,312 @@
+//! The rules: legal moves, sowing, captures, feeding, the grand slam and the end of the game.
+//!
+//! Everything here is a small pure function of a mover-relative [`Board`]; the move
+//! generator fills a fixed array and never allocates, because the solver calls it billions
+//! of times.
+
+use crate::board::{Board, PITS, ROW};
+use std::fmt;
+use std::str::FromStr;
+
+/// What a grand slam (a move that would leave the opponent with no seeds) does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GrandSlam {
+    /// Illegal unless every legal move is one; then it is played and its capture counts.
+    /// A mover that cannot feed an empty opponent therefore plays on, and the starved
+    /// opponent then loses the rest.
+    Forbidden,
+    /// Legal, but captures nothing. An empty opponent that cannot be fed ends the game and
+    /// the mover takes the seeds on its side.
+    NoCapture,
+    /// Legal and captures everything. An empty opponent that cannot be fed ends the game
+    /// and the mover takes the seeds on its side.
+    CapturesAll,
+}
+
+/// A rule set. Rules are data: the move generator, the solver and the file header all take
+/// one, so adding a variant never forks the code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Rules {
+    pub grand_slam: GrandSlam,
+}
+
+/// A rules name that is not one of the presets.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RulesError {
+    #[error("unknown rules preset '{0}' (expected awari, abapa or grand-slam-captures)")]
+    Unknown(String),
+    #[error("rules preset '{0}' depends on the score, which a position-indexed table cannot know; use awari, abapa or grand-slam-captures")]
+    ScoreDependent(String),
+}
+
+impl Rules {
+    /// Romein & Bal's rules (the default): grand slam forbidden unless forced.
+    pub const AWARI: Rules = Rules {
+        grand_slam: GrandSlam::Forbidden,
+    };
+    /// Oware Abapa tournament rules (OpenSpiel's `oware`): a grand slam captures nothing.
+    pub const ABAPA: Rules = Rules {
+        grand_slam: GrandSlam::NoCapture,
+    };
+    /// A grand slam captures everything.
+    pub const GRAND_SLAM_CAPTURES: Rules = Rules {
+        grand_slam: GrandSlam::CapturesAll,
+    };
+    /// Every preset, in the order of their file codes.
+    pub const ALL: [Rules; 3] = [Rules::AWARI, Rules::ABAPA, Rules::GRAND_SLAM_CAPTURES];
+
+    /// The preset's name, as the CLI and the database folder spell it.
+    pub fn name(&self) -> &'static str {
+        match self.grand_slam {
+            GrandSlam::Forbidden => "awari",
+            GrandSlam::NoCapture => "abapa",
+            GrandSlam::CapturesAll => "grand-slam-captures",
+        }
+    }
+
+    /// The byte that names the preset in a database file header.
+    pub fn code(&self) -> u8 {
+        match self.grand_slam {
+            GrandSlam::Forbidden => 1,
+            GrandSlam::NoCapture => 2,
+            GrandSlam::CapturesAll => 3,
+        }
+    }
+
+    pub fn from_code(code: u8) -> Option<Rules> {
+        Rules::ALL.into_iter().find(|r| r.code() == code)
+    }
+}
+
+impl Default for Rules {
+    fn default() -> Rules {
+        Rules::AWARI
+    }
+}
+
+impl fmt::Display for Rules {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Rules {
+    type Err = RulesError;
+    fn from_str(name: &str) -> Result<Rules, RulesError> {
+        let key = name.trim().to_ascii_lowercase();
+        if let Some(r) = Rules::ALL.into_iter().find(|r| r.name() == key) {
+            return Ok(r);
+        }
+        if key.contains("25") || key.contains("score") {
+            return Err(RulesError::ScoreDependent(name.to_string()));
+        }
+        Err(RulesError::Unknown(name.to_string()))
+    }
+}
+
+/// One legal move: the mover's pit it starts from, what it captures, and the position it
+/// leaves, seen from the opponent (who moves next).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Move {
+    /// 0..=5, the mover's pit.
+    pub pit: u8,
+    /// Seeds captured by the move (0 for a move that stays in its layer).
+    pub captured: u8,
+    /// The position after the move, from the opponent's side (rows swapped).
+    pub child: Board,
+}
+
+/// The legal moves of a position, in pit order, in a fixed array (no allocation).
+#[derive(Clone, Copy, Debug)]
+pub struct MoveList {
+    moves: [Move; ROW],
+    len: u8,
+}
+
+impl MoveList {
+    const fn new() -> MoveList {
+        const EMPTY: Move = Move {
+            pit: 0,
+            captured: 0,
+            child: Board::from_pits_unchecked([0; PITS]),
+        };
+        MoveList {
+            moves: [EMPTY; ROW],
+            len: 0,
+        }
+    }
+    #[inline]
+    fn push(&mut self, m: Move) {
+        self.moves[self.len as usize] = m;
+        self.len += 1;
+    }
+    #[inline]
+    pub fn as_slice(&self) -> &[Move] {
+        &self.moves[..self.len as usize]
+    }
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    pub fn iter(&self) -> std::slice::Iter<'_, Move> {
+        self.as_slice().iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a MoveList {
+    type Item = &'a Move;
+    type IntoIter = std::slice::Iter<'a, Move>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+/// What the side to move faces.
+#[derive(Clone, Copy, Debug)]
+pub enum Turn {
+    /// The game is over; `value` is the seed difference the side to move gets from the
+    /// seeds still on the board (who takes them is the end rule).
+    GameOver { value: i8 },
+    /// The game goes on with these legal moves (never empty).
+    Moves(MoveList),
+}
+
+/// Sows the seeds of `pit` (mover-relative, not swapped). Returns the board and the pit the
+/// last seed fell in. A lap of 12 or more seeds skips the emptied origin pit (a "kroo"), so
+/// the other 11 pits share the seeds evenly and the first `s % 11` of them get one more.
+#[inline]
+pub fn sow(board: &Board, pit: usize) -> (Board, usize) {
+    let mut pits = *board.pits();
+    let seeds = pits[pit] as usize;
+    debug_assert!(seeds > 0 && pit < ROW);
+    pits[pit] = 0;
+    let laps = (seeds / 11) as u8;
+    let rest = seeds % 11;
+    if laps > 0 {
+        for (p, count) in pits.iter_mut().enumerate() {
+            if p != pit {
+                *count += laps;
+            }
+        }
+    }
+    for k in 1..=rest {
+        pits[(pit + k) % PITS] += 1;
+    }
+    let last = if rest == 0 {
+        (pit + 11) % PITS
+    } else {
+        (pit + rest) % PITS
+    };
+    (Board::from_pits_unchecked(pits), last)
+}
+
+/// Takes the capture that the last seed in `last` makes: that pit and the ones before it,
+/// while they are the opponent's and hold 2 or 3 seeds. Returns the board and the seeds taken.
+#[inline]
+pub fn capture(board: &Board, last: usize) -> (Board, u8) {
+    let mut pits = *board.pits();
+    let mut taken = 0u8;
+    let mut p = last;
+    while p >= ROW && (pits[p] == 2 || pits[p] == 3) {
+        taken += pits[p];
+        pits[p] = 0;
+        p -= 1;
+    }
+    (Board::from_pits_unchecked(pits), taken)
+}
+
+impl Rules {
+    /// The legal moves of `board`, or the value of the end of the game.
+    pub fn turn(&self, board: &Board) -> Turn {
+        let pits = board.pits();
+        let total = board.seeds() as i8;
+        // The side to move with no seeds cannot move: the opponent takes everything.
+        if pits[..ROW].iter().all(|&p| p == 0) {
+            return Turn::GameOver { value: -total };
+        }
+        let opponent_empty = pits[ROW..].iter().all(|&p| p == 0);
+
+        // Every move as sown and captured, marking the ones that leave the opponent nothing.
+        let mut all = MoveList::new();
+        // Per move: does it leave the opponent no seeds (after its capture), and does its
+        // sowing reach the opponent's row at all (feeding an empty opponent)?
+        let mut starves = [false; ROW];
+        let mut feeds = [false; ROW];
+        for pit in 0..ROW {
+            if pits[pit] == 0 {
+                continue;
+            }
+            let (sown, last) = sow(board, pit);
+            let (captured_board, taken) = capture(&sown, last);
+            let leaves_nothing = captured_board.opponent_seeds() == 0;
+            let (after, taken) = match self.grand_slam {
+                // Abapa: a move that would capture every opponent seed captures none.
+                GrandSlam::NoCapture if leaves_nothing && taken > 0 => (sown, 0),
+                _ => (captured_board, taken),
+            };
+            starves[all.len()] = leaves_nothing;
+            feeds[all.len()] = sown.opponent_seeds() > 0;
+            all.push(Move {
+                pit: pit as u8,
+                captured: taken,
+                child: after.swapped(),
+            });
+        }
+
+        match self.grand_slam {
+            GrandSlam::Forbidden => {
+                // Any move that leaves the opponent empty (a grand slam, or not feeding an
+                // empty opponent) is illegal unless every move does.
+                let mut legal = MoveList::new();
+                for (i, m) in all.iter().enumerate() {
+                    if !starves[i] {
+                        legal.push(*m);
+                    }
+                }
+                if legal.is_empty() {
+                    Turn::Moves(all)
+                } else {
+                    Turn::Moves(legal)
+                }
+            }
+            GrandSlam::NoCapture | GrandSlam::CapturesAll => {
+                if !opponent_empty {
+                    return Turn::Moves(all);
+                }
+                let mut feeding = MoveList::new();
+                for (i, m) in all.iter().enumerate() {
+                    if feeds[i] {
+                        feeding.push(*m);
+                    }
+                }
+                if feeding.is_empty() {
+                    // Nobody can feed the opponent: the mover takes the seeds on its side,
+                    // which are all the seeds on the board.
+                    Turn::GameOver { value: total }
+                } else {
+                    Turn::Moves(feeding)
+                }
+            }
+        }
+    }
+
+    /// The legal moves (empty when the game is over).
+    pub fn legal_moves(&self, board: &Board) -> MoveList {
+        match self.turn(board) {
+            Turn::Moves(list) => list,
+            Turn::GameOver { .. } => MoveList::new(),
+        }
+    }
+
+    /// The value of the position if the game is over in it.
+    pub fn game_over_value(&self, board: &Board) -> Option<i8> {
+        match self.turn(board) {
+            Turn::GameOver { value } => Some(value),
+            Turn::Moves(_) => None,
+        }
+    }
+}
