@@ -56,13 +56,19 @@ pub fn binomial(k: u32, j: u32) -> u64 {
 /// Positions in layer `n`: `C(n + 11, 11)`.
 #[inline]
 pub fn size(n: u32) -> u64 {
-    assert!(n <= MAX_SEEDS, "layer {n} is beyond the 48 seeds of the game");
+    assert!(
+        n <= MAX_SEEDS,
+        "layer {n} is beyond the 48 seeds of the game"
+    );
     binomial(n + 11, 11)
 }
 
 /// Positions in layers `0..=n` together: `C(n + 12, 12)`.
 pub fn size_up_to(n: u32) -> u64 {
-    assert!(n <= MAX_SEEDS, "layer {n} is beyond the 48 seeds of the game");
+    assert!(
+        n <= MAX_SEEDS,
+        "layer {n} is beyond the 48 seeds of the game"
+    );
     binomial(n + 12, 12)
 }
 

@@ -1,13 +1,18 @@
 //! awari: exact endgame databases for Awari / Oware by retrograde analysis.
 //!
 //! The pipeline, one module each: [`rules`] (moves) → [`index`] (perfect hash of a layer)
-//! → [`solve`] (the retrograde pass) → [`store`] (compressed layer files) → [`probe`]
-//! (values, best moves, principal variations).
+//! → [`solve`] (the retrograde pass) → [`store`] (compressed layer files) → [`build`] (the
+//! layer-by-layer driver) → [`probe`] (values, best moves, principal variations).
 
 pub mod board;
+pub mod build;
 pub mod index;
+pub mod probe;
 pub mod rules;
 pub mod solve;
+pub mod store;
+pub mod verify;
 
 pub use board::{Board, BoardError, MAX_SEEDS, PITS, ROW};
+pub use probe::{Database, MoveValue, Outcome, ProbeError, Verdict};
 pub use rules::{GrandSlam, Move, MoveList, Rules, RulesError, Turn};

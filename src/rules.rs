@@ -236,8 +236,8 @@ impl Rules {
         // sowing reach the opponent's row at all (feeding an empty opponent)?
         let mut starves = [false; ROW];
         let mut feeds = [false; ROW];
-        for pit in 0..ROW {
-            if pits[pit] == 0 {
+        for (pit, &seeds) in pits[..ROW].iter().enumerate() {
+            if seeds == 0 {
                 continue;
             }
             let (sown, last) = sow(board, pit);
