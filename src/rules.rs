@@ -140,6 +140,17 @@ impl MoveList {
         self.moves[self.len as usize] = m;
         self.len += 1;
     }
+    /// The moves whose bit (by position in the list) is set in `mask`.
+    #[inline]
+    fn keep(&self, mask: u8) -> MoveList {
+        let mut kept = MoveList::new();
+        for (i, m) in self.iter().enumerate() {
+            if mask & (1 << i) != 0 {
+                kept.push(*m);
+            }
+        }
+        kept
+    }
     #[inline]
     pub fn as_slice(&self) -> &[Move] {
         &self.moves[..self.len as usize]
@@ -175,85 +186,150 @@ pub enum Turn {
     Moves(MoveList),
 }
 
+/// The solver calls the move generator billions of times, so sowing works on the board as
+/// one 128-bit integer with a pit per byte: sowing `s` seeds from `pit` adds a precomputed
+/// per-pit increment. No pit ever exceeds 48 seeds, so byte lanes never carry into each other.
+const ROW_MASK: u128 = (1 << 48) - 1;
+
+#[inline]
+fn to_bits(board: &Board) -> u128 {
+    let mut bytes = [0u8; 16];
+    bytes[..PITS].copy_from_slice(board.pits());
+    u128::from_le_bytes(bytes)
+}
+
+#[inline]
+fn from_bits(bits: u128) -> Board {
+    let bytes = bits.to_le_bytes();
+    let mut pits = [0u8; PITS];
+    pits.copy_from_slice(&bytes[..PITS]);
+    Board::from_pits_unchecked(pits)
+}
+
+/// The two rows exchanged: the board as the other side sees it.
+#[inline]
+fn swap_rows(bits: u128) -> u128 {
+    ((bits >> 48) & ROW_MASK) | ((bits & ROW_MASK) << 48)
+}
+
+const MAX_SOW: usize = 48;
+
+/// `SOW_ADD[pit][s]`: what sowing `s` seeds from `pit` adds to each pit; `SOW_LAST[pit][s]`:
+/// where the last seed falls. A lap of 12 or more seeds skips the emptied origin (a
+/// "kroo"), so the other 11 pits share the seeds evenly and the first `s % 11` get one more.
+const fn sow_tables() -> ([[u128; MAX_SOW + 1]; ROW], [[u8; MAX_SOW + 1]; ROW]) {
+    let mut add = [[0u128; MAX_SOW + 1]; ROW];
+    let mut last = [[0u8; MAX_SOW + 1]; ROW];
+    let mut pit = 0;
+    while pit < ROW {
+        let mut s = 1;
+        while s <= MAX_SOW {
+            let mut bytes = [0u8; 16];
+            let mut p = pit;
+            let mut k = 0;
+            while k < s {
+                p = (p + 1) % PITS;
+                if p == pit {
+                    p = (p + 1) % PITS;
+                }
+                bytes[p] += 1;
+                k += 1;
+            }
+            add[pit][s] = u128::from_le_bytes(bytes);
+            last[pit][s] = p as u8;
+            s += 1;
+        }
+        pit += 1;
+    }
+    (add, last)
+}
+
+static SOW: ([[u128; MAX_SOW + 1]; ROW], [[u8; MAX_SOW + 1]; ROW]) = sow_tables();
+
+#[inline]
+fn sow_bits(bits: u128, pit: usize, seeds: usize) -> (u128, usize) {
+    let emptied = bits & !(0xFFu128 << (8 * pit));
+    (emptied + SOW.0[pit][seeds], SOW.1[pit][seeds] as usize)
+}
+
+#[inline]
+fn capture_bits(bits: u128, last: usize) -> (u128, u8) {
+    if last < ROW {
+        return (bits, 0);
+    }
+    let mut bytes = bits.to_le_bytes();
+    let mut taken = 0u8;
+    let mut p = last;
+    while p >= ROW && (bytes[p] == 2 || bytes[p] == 3) {
+        taken += bytes[p];
+        bytes[p] = 0;
+        p -= 1;
+    }
+    (u128::from_le_bytes(bytes), taken)
+}
+
 /// Sows the seeds of `pit` (mover-relative, not swapped). Returns the board and the pit the
-/// last seed fell in. A lap of 12 or more seeds skips the emptied origin pit (a "kroo"), so
-/// the other 11 pits share the seeds evenly and the first `s % 11` of them get one more.
+/// last seed fell in; laps of 12 or more seeds skip the origin.
 #[inline]
 pub fn sow(board: &Board, pit: usize) -> (Board, usize) {
-    let mut pits = *board.pits();
-    let seeds = pits[pit] as usize;
-    debug_assert!(seeds > 0 && pit < ROW);
-    pits[pit] = 0;
-    let laps = (seeds / 11) as u8;
-    let rest = seeds % 11;
-    if laps > 0 {
-        for (p, count) in pits.iter_mut().enumerate() {
-            if p != pit {
-                *count += laps;
-            }
-        }
-    }
-    for k in 1..=rest {
-        pits[(pit + k) % PITS] += 1;
-    }
-    let last = if rest == 0 {
-        (pit + 11) % PITS
-    } else {
-        (pit + rest) % PITS
-    };
-    (Board::from_pits_unchecked(pits), last)
+    let seeds = board.pit(pit) as usize;
+    assert!(
+        pit < ROW && seeds > 0,
+        "sowing needs a non-empty pit of the mover"
+    );
+    let (bits, last) = sow_bits(to_bits(board), pit, seeds);
+    (from_bits(bits), last)
 }
 
 /// Takes the capture that the last seed in `last` makes: that pit and the ones before it,
 /// while they are the opponent's and hold 2 or 3 seeds. Returns the board and the seeds taken.
 #[inline]
 pub fn capture(board: &Board, last: usize) -> (Board, u8) {
-    let mut pits = *board.pits();
-    let mut taken = 0u8;
-    let mut p = last;
-    while p >= ROW && (pits[p] == 2 || pits[p] == 3) {
-        taken += pits[p];
-        pits[p] = 0;
-        p -= 1;
-    }
-    (Board::from_pits_unchecked(pits), taken)
+    let (bits, taken) = capture_bits(to_bits(board), last);
+    (from_bits(bits), taken)
 }
 
 impl Rules {
     /// The legal moves of `board`, or the value of the end of the game.
     pub fn turn(&self, board: &Board) -> Turn {
         let pits = board.pits();
+        let bits = to_bits(board);
         let total = board.seeds() as i8;
         // The side to move with no seeds cannot move: the opponent takes everything.
-        if pits[..ROW].iter().all(|&p| p == 0) {
+        if bits & ROW_MASK == 0 {
             return Turn::GameOver { value: -total };
         }
-        let opponent_empty = pits[ROW..].iter().all(|&p| p == 0);
+        let opponent_empty = (bits >> 48) & ROW_MASK == 0;
 
-        // Every move as sown and captured, marking the ones that leave the opponent nothing.
+        // Every move as sown and captured, marking (one bit per move in the list) the ones
+        // that leave the opponent no seeds after their capture, and the ones whose sowing
+        // reaches the opponent's row at all (feeding an empty opponent).
         let mut all = MoveList::new();
-        // Per move: does it leave the opponent no seeds (after its capture), and does its
-        // sowing reach the opponent's row at all (feeding an empty opponent)?
-        let mut starves = [false; ROW];
-        let mut feeds = [false; ROW];
+        let mut starves = 0u8;
+        let mut feeds = 0u8;
         for (pit, &seeds) in pits[..ROW].iter().enumerate() {
             if seeds == 0 {
                 continue;
             }
-            let (sown, last) = sow(board, pit);
-            let (captured_board, taken) = capture(&sown, last);
-            let leaves_nothing = captured_board.opponent_seeds() == 0;
+            let (sown, last) = sow_bits(bits, pit, seeds as usize);
+            let (captured, taken) = capture_bits(sown, last);
+            let leaves_nothing = (captured >> 48) & ROW_MASK == 0;
             let (after, taken) = match self.grand_slam {
                 // Abapa: a move that would capture every opponent seed captures none.
                 GrandSlam::NoCapture if leaves_nothing && taken > 0 => (sown, 0),
-                _ => (captured_board, taken),
+                _ => (captured, taken),
             };
-            starves[all.len()] = leaves_nothing;
-            feeds[all.len()] = sown.opponent_seeds() > 0;
+            let bit = 1u8 << all.len();
+            if leaves_nothing {
+                starves |= bit;
+            }
+            if (sown >> 48) & ROW_MASK != 0 {
+                feeds |= bit;
+            }
             all.push(Move {
                 pit: pit as u8,
                 captured: taken,
-                child: after.swapped(),
+                child: from_bits(swap_rows(after)),
             });
         }
 
@@ -261,34 +337,22 @@ impl Rules {
             GrandSlam::Forbidden => {
                 // Any move that leaves the opponent empty (a grand slam, or not feeding an
                 // empty opponent) is illegal unless every move does.
-                let mut legal = MoveList::new();
-                for (i, m) in all.iter().enumerate() {
-                    if !starves[i] {
-                        legal.push(*m);
-                    }
-                }
-                if legal.is_empty() {
+                let all_bits = (1u8 << all.len()) - 1;
+                if starves == 0 || starves == all_bits {
                     Turn::Moves(all)
                 } else {
-                    Turn::Moves(legal)
+                    Turn::Moves(all.keep(!starves))
                 }
             }
             GrandSlam::NoCapture | GrandSlam::CapturesAll => {
                 if !opponent_empty {
-                    return Turn::Moves(all);
-                }
-                let mut feeding = MoveList::new();
-                for (i, m) in all.iter().enumerate() {
-                    if feeds[i] {
-                        feeding.push(*m);
-                    }
-                }
-                if feeding.is_empty() {
+                    Turn::Moves(all)
+                } else if feeds == 0 {
                     // Nobody can feed the opponent: the mover takes the seeds on its side,
                     // which are all the seeds on the board.
                     Turn::GameOver { value: total }
                 } else {
-                    Turn::Moves(feeding)
+                    Turn::Moves(all.keep(feeds))
                 }
             }
         }
