@@ -31,7 +31,7 @@ pub enum BoardError {
     #[error("pit {pit}: a seed count cannot be negative ('{token}')")]
     Negative { pit: usize, token: String },
     #[error("pit {pit}: {count} seeds do not fit in one pit (at most {MAX_SEEDS})")]
-    PitTooLarge { pit: usize, count: u64 },
+    PitTooLarge { pit: usize, count: String },
     #[error("the board holds {total} seeds, more than the {MAX_SEEDS} of the game")]
     TooManySeeds { total: u32 },
 }
@@ -43,7 +43,7 @@ impl Board {
             if u32::from(count) > MAX_SEEDS {
                 return Err(BoardError::PitTooLarge {
                     pit: pit + 1,
-                    count: count.into(),
+                    count: count.to_string(),
                 });
             }
         }
@@ -154,10 +154,14 @@ impl FromStr for Board {
                     token: token.to_string(),
                 });
             }
-            // Saturate rather than overflow: any count this large is refused below anyway.
+            // A count too long for u64 is refused like any other count over 48, and the
+            // message names it as typed.
             let count = digits.parse::<u64>().unwrap_or(u64::MAX);
             if count > u64::from(MAX_SEEDS) {
-                return Err(BoardError::PitTooLarge { pit, count });
+                return Err(BoardError::PitTooLarge {
+                    pit,
+                    count: digits.to_string(),
+                });
             }
             pits[i] = count as u8;
             total += count as u32;

@@ -30,6 +30,8 @@ pub enum ProbeError {
         rules: Rules,
         dir: PathBuf,
     },
+    #[error("layer {seeds} ({seeds} seeds on the board) is beyond what this program can build (at most {max} seeds)", max = crate::solve::MAX_SOLVABLE_SEEDS)]
+    LayerTooLarge { seeds: u32 },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -103,7 +105,8 @@ pub struct PvStep {
     pub board: Board,
     /// Its value.
     pub value: i8,
-    /// The best move played (the lowest pit among equal best).
+    /// The best move played (see [`Database::principal_variation`] for the choice among
+    /// equal best moves).
     pub pit: u8,
     pub captured: u8,
 }
@@ -129,6 +132,10 @@ pub struct PrincipalVariation {
 }
 
 const CACHE_BLOCKS: usize = 256;
+/// Positions a principal variation may explore to find distances within a layer.
+const PV_SEARCH_BUDGET: usize = 1 << 18;
+/// Distance of a position from which the line never leaves the layer.
+const UNREACHED: u32 = u32::MAX;
 
 /// Recently read blocks, evicted oldest first.
 #[derive(Default)]
@@ -186,6 +193,9 @@ impl Database {
     }
 
     fn layer_or_missing(&self, seeds: u32) -> Result<&LayerFile, ProbeError> {
+        if self.layer(seeds).is_none() && seeds > crate::solve::MAX_SOLVABLE_SEEDS {
+            return Err(ProbeError::LayerTooLarge { seeds });
+        }
         self.layer(seeds).ok_or_else(|| ProbeError::LayerMissing {
             seeds,
             rules: self.rules,
@@ -209,6 +219,13 @@ impl Database {
         let v = values[within];
         self.cache_put(key, values);
         Ok(v)
+    }
+
+    /// Forgets every cached block (the next probes read their blocks from the files).
+    pub fn clear_cache(&self) {
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        cache.blocks.clear();
+        cache.order.clear();
     }
 
     fn cache_get(&self, key: (u32, u64)) -> Option<Arc<Vec<i8>>> {
@@ -268,8 +285,14 @@ impl Database {
         ))
     }
 
-    /// Perfect play from `board`, taking the lowest best pit at every turn, until the game
-    /// ends, a position repeats, or `max_plies` moves.
+    /// Perfect play from `board` until the game ends, a position repeats, or `max_plies`
+    /// moves. The tables hold values, not distances, and in a won position not every best
+    /// move makes progress; so when the value is not 0 the line is steered by a local
+    /// search ([`Database::distances_out_of_layer`]): the winner leaves the layer (by a
+    /// capture) as fast as it can, the loser as late as it can. If that search would exceed
+    /// its budget, each side plays a best move preferring a capture, then a new position,
+    /// then the lowest pit, and the line may then go round ([`PvEnd::Repetition`] with a
+    /// non-zero value).
     pub fn principal_variation(
         &self,
         board: &Board,
@@ -278,6 +301,7 @@ impl Database {
         let mut steps = Vec::new();
         let mut seen = HashSet::new();
         let mut here = *board;
+        let mut distances: Option<HashMap<Board, u32>> = None;
         loop {
             if let Turn::GameOver { value } = self.rules.turn(&here) {
                 return Ok(PrincipalVariation {
@@ -302,7 +326,38 @@ impl Database {
             }
             let value = self.value(&here)?;
             let best = self.best_moves(&here)?;
-            let m = best[0];
+            if value != 0 && !distances.as_ref().is_some_and(|d| d.contains_key(&here)) {
+                distances = self.distances_out_of_layer(&here)?;
+            }
+            let by_distance = distances.as_ref().and_then(|d| {
+                // Captures leave the layer: distance 0 after the move.
+                let after = |m: &MoveValue| {
+                    if m.captured > 0 {
+                        Some(0)
+                    } else {
+                        d.get(&m.child).copied().filter(|&x| x != UNREACHED)
+                    }
+                };
+                if value > 0 {
+                    best.iter()
+                        .filter_map(|m| Some((after(m)?, m)))
+                        .min_by_key(|&(x, m)| (x, m.pit))
+                } else {
+                    best.iter()
+                        .filter_map(|m| Some((after(m)?, m)))
+                        .max_by_key(|&(x, m)| (x, std::cmp::Reverse(m.pit)))
+                }
+            });
+            // Without distances (a draw, or a search over budget) prefer a capture, then a
+            // move to a position not seen yet, then the lowest pit.
+            let m = match by_distance {
+                Some((_, m)) => *m,
+                None => *best
+                    .iter()
+                    .find(|m| m.captured > 0)
+                    .or_else(|| best.iter().find(|m| !seen.contains(&m.child)))
+                    .unwrap_or(&best[0]),
+            };
             steps.push(PvStep {
                 board: here,
                 value,
@@ -311,5 +366,83 @@ impl Database {
             });
             here = m.child;
         }
+    }
+
+    /// Plies until play leaves the layer of `start` (a capture or the end of the game) when
+    /// both sides play only best moves, the side with the positive value hurrying and the
+    /// other delaying: the distances the value-only tables lack, worked out by a local
+    /// retrograde search over the positions reachable that way. `None` if that region holds
+    /// more than [`PV_SEARCH_BUDGET`] positions.
+    fn distances_out_of_layer(
+        &self,
+        start: &Board,
+    ) -> Result<Option<HashMap<Board, u32>>, ProbeError> {
+        struct Node {
+            board: Board,
+            hurries: bool,
+            exits: bool,
+            children: Vec<usize>,
+        }
+        let mut ids: HashMap<Board, usize> = HashMap::from([(*start, 0)]);
+        let mut nodes: Vec<Node> = Vec::new();
+        let mut queue = VecDeque::from([*start]);
+        while let Some(b) = queue.pop_front() {
+            let value = self.value(&b)?;
+            let mut node = Node {
+                board: b,
+                hurries: value > 0,
+                exits: false,
+                children: Vec::new(),
+            };
+            if let Turn::GameOver { .. } = self.rules.turn(&b) {
+                node.exits = true;
+            } else {
+                for m in self.best_moves(&b)? {
+                    if m.captured > 0 {
+                        node.exits = true;
+                        continue;
+                    }
+                    let next = ids.len();
+                    let id = *ids.entry(m.child).or_insert_with(|| {
+                        queue.push_back(m.child);
+                        next
+                    });
+                    if ids.len() > PV_SEARCH_BUDGET {
+                        return Ok(None);
+                    }
+                    node.children.push(id);
+                }
+            }
+            nodes.push(node);
+        }
+        // Nodes were numbered in the order they were queued, so nodes[i] has id i.
+        let mut dist = vec![UNREACHED; nodes.len()];
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for i in 0..nodes.len() {
+                let node = &nodes[i];
+                let kids = node.children.iter().map(|&c| dist[c]);
+                let exit = node.exits.then_some(0u32);
+                let best = if node.hurries {
+                    kids.chain(exit).min()
+                } else if node.children.iter().any(|&c| dist[c] == UNREACHED) {
+                    Some(UNREACHED)
+                } else {
+                    kids.chain(exit).max()
+                };
+                let d = match best {
+                    Some(UNREACHED) | None => UNREACHED,
+                    Some(x) => x + 1,
+                };
+                if d < dist[i] {
+                    dist[i] = d;
+                    changed = true;
+                }
+            }
+        }
+        Ok(Some(
+            nodes.iter().zip(dist).map(|(n, d)| (n.board, d)).collect(),
+        ))
     }
 }

@@ -448,3 +448,76 @@ fn opening_with_one_seed_per_pit() {
         );
     }
 }
+
+/// `awari stats --json` (issue: value distribution per layer) against the naive solver: for
+/// every preset, build layers 0..=10 with the CLI, then every layer's histogram, wins, draws
+/// and losses must equal the naive solver's, and the counts must add up to C(n+11, 11).
+fn stats_match_naive(rules: Rules) {
+    const STATS_N: u32 = 10;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().to_str().expect("utf-8 path");
+    let bin = assert_cmd::cargo::cargo_bin("awari");
+    let status = std::process::Command::new(&bin)
+        .args(["build", "-q", "--rules", rules.name(), "--db", db])
+        .args(["--max-seeds", &STATS_N.to_string()])
+        .output()
+        .expect("run awari build");
+    assert!(status.status.success(), "{status:?}");
+    let out = std::process::Command::new(&bin)
+        .args(["stats", "--json", "--rules", rules.name(), "--db", db])
+        .output()
+        .expect("run awari stats");
+    assert!(out.status.success(), "{out:?}");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stats --json parses");
+    // Round trip: printing the parsed document and parsing it again gives the same value.
+    let again: serde_json::Value =
+        serde_json::from_str(&serde_json::to_string(&doc).expect("print")).expect("reparse");
+    assert_eq!(doc, again);
+    let layers = doc.as_array().expect("an array of layers");
+    assert_eq!(layers.len(), STATS_N as usize + 1);
+    let naive = naive(rules);
+    for (n, layer) in layers.iter().enumerate() {
+        let n32 = n as u32;
+        assert_eq!(layer["seeds"], n as u64);
+        let expected = value_histogram(n32, &naive[n].values);
+        let hist = layer["histogram"].as_object().expect("histogram object");
+        let mut got = vec![0u64; 2 * n + 1];
+        for (key, count) in hist {
+            let v: i32 = key.parse().expect("histogram keys are values");
+            assert!(
+                (-(n as i32)..=n as i32).contains(&v),
+                "layer {n}: value {v}"
+            );
+            got[(v + n as i32) as usize] = count.as_u64().expect("count");
+        }
+        assert_eq!(got, expected, "{rules} layer {n} histogram");
+        let total: u64 = got.iter().sum();
+        assert_eq!(total, layer_size(n32), "layer {n}");
+        assert_eq!(layer["positions"], layer_size(n32));
+        let (w, d, l) = wins_draws_losses(&expected);
+        assert_eq!(
+            (
+                layer["wins"].as_u64(),
+                layer["draws"].as_u64(),
+                layer["losses"].as_u64()
+            ),
+            (Some(w), Some(d), Some(l)),
+            "{rules} layer {n}"
+        );
+    }
+}
+
+#[test]
+fn stats_histograms_match_naive_awari() {
+    stats_match_naive(Rules::AWARI);
+}
+
+#[test]
+fn stats_histograms_match_naive_abapa() {
+    stats_match_naive(Rules::ABAPA);
+}
+
+#[test]
+fn stats_histograms_match_naive_grand_slam_captures() {
+    stats_match_naive(Rules::GRAND_SLAM_CAPTURES);
+}

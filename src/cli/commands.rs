@@ -114,23 +114,41 @@ fn cmd_build(
             zstd_level,
         },
     };
-    println!(
-        "{:>5} {:>13} {:>9} {:>12} {:>12} {:>8} {:>12} {:>12} {:>12}",
-        "layer", "positions", "seconds", "pos/s", "bytes", "B/pos", "wins", "draws", "losses"
-    );
     let started = std::time::Instant::now();
+    let mut header_printed = false;
     let reports = build::build(&opts, |r| {
+        // Printed with the first layer, so a build refused up front prints only its error.
+        if !header_printed {
+            header_printed = true;
+            println!(
+                "{:>5} {:>13} {:>9} {:>12} {:>9} {:>12} {:>8} {:>12} {:>12} {:>12}",
+                "layer",
+                "positions",
+                "seconds",
+                "pos/s",
+                "peak MiB",
+                "bytes",
+                "B/pos",
+                "wins",
+                "draws",
+                "losses"
+            );
+        }
         let rate = if r.built && r.seconds > 0.0 {
             format!("{:.0}", r.positions as f64 / r.seconds)
         } else {
             "on disk".to_string()
         };
+        let peak = build::peak_rss()
+            .map(|b| (b >> 20).to_string())
+            .unwrap_or_else(|| "?".into());
         println!(
-            "{:>5} {:>13} {:>9.2} {:>12} {:>12} {:>8.4} {:>12} {:>12} {:>12}",
+            "{:>5} {:>13} {:>9.2} {:>12} {:>9} {:>12} {:>8.4} {:>12} {:>12} {:>12}",
             r.seeds,
             r.positions,
             r.seconds,
             rate,
+            peak,
             r.bytes,
             r.bytes as f64 / r.positions as f64,
             r.summary.wins(),
@@ -266,7 +284,7 @@ fn cmd_probe(
             "           ".to_string()
         };
         println!(
-            "  pit {}  {}  value {:+3}   -> {}",
+            "  pit {}  {}  value {:+3}   -> {}  (opponent to move)",
             pit_name(m.pit),
             cap,
             m.value,
@@ -296,6 +314,10 @@ fn probe_batch(db: &Database, captured: Option<(u32, u32)>, json_out: bool) -> R
     let mut all_ok = true;
     for (i, line) in stdin.lock().lines().enumerate() {
         let line = line.context("reading stdin")?;
+        if line.trim().is_empty() {
+            writeln!(out)?;
+            continue;
+        }
         let result = parse_board(&line).and_then(|b| {
             check_captured(&b, captured)?;
             answer(db, b)
@@ -356,11 +378,21 @@ fn cmd_pv(args: DbArgs, board: &str, max_plies: usize) -> Result<bool> {
             value,
             pv.last.seeds()
         ),
-        PvEnd::Repetition => println!(
-            "end    {}   this position repeats: endless play, the {} seeds left are shared",
-            pv.last,
-            pv.last.seeds()
-        ),
+        PvEnd::Repetition => {
+            let v = db.value(&pv.last)?;
+            if v == 0 {
+                println!(
+                    "end    {}   this position repeats: endless play, the {} seeds left are shared",
+                    pv.last,
+                    pv.last.seeds()
+                );
+            } else {
+                println!(
+                    "end    {}   this position repeats although its value is {v:+}: the tables hold values, not distances, so this line does not show how the value is forced",
+                    pv.last
+                );
+            }
+        }
         PvEnd::Limit => println!("end    {}   stopped after {max_plies} moves", pv.last),
     }
     println!("captured along the way: A {first}, B {second} (A moved first)");
@@ -406,6 +438,7 @@ fn cmd_stats(
     for n in first..=last {
         let Some(file) = db.layer(n) else {
             if json_out {
+                eprintln!("warning: layer {n} is not built; it is left out of the JSON");
                 continue;
             }
             println!("{n:>5}   (not built)");
@@ -471,7 +504,7 @@ fn cmd_verify(args: DbArgs, layers: Option<LayerRange>) -> Result<bool> {
             );
         } else {
             println!(
-                "layer {:>2}: {} positions, {} MISMATCHES",
+                "layer {:>2}: {} positions, MISMATCHES: {}",
                 c.seeds, c.positions, c.mismatches
             );
             for m in &c.examples {
@@ -491,7 +524,7 @@ fn cmd_verify(args: DbArgs, layers: Option<LayerRange>) -> Result<bool> {
         if bad == 0 {
             "all consistent".to_string()
         } else {
-            format!("{bad} mismatches")
+            format!("mismatches: {bad}")
         }
     );
     Ok(bad == 0)
@@ -513,7 +546,7 @@ fn cmd_start(args: DbArgs, per_pit: u8) -> Result<bool> {
     let board = Board::opening(per_pit)?;
     let a = answer(&db, board)?;
     println!(
-        "opening with {per_pit} seeds per pit ({seeds} seeds), rules {}",
+        "opening: {per_pit} per pit, {seeds} seeds, rules {}",
         db.rules()
     );
     println!("value  {:+}   ({})", a.value, verdict_words(a.value));

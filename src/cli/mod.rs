@@ -47,13 +47,13 @@ pub enum Command {
         threads: Option<usize>,
         /// Refuse to start if the largest layer would need more memory than this (GiB).
         /// Default: the machine's physical memory.
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         memory_limit: Option<f64>,
         /// Positions per compressed block.
         #[arg(long, default_value_t = awari::store::DEFAULT_BLOCK)]
         block_size: u32,
-        /// zstd compression level of the blocks.
-        #[arg(long, default_value_t = 9)]
+        /// zstd compression level of the blocks (1..=22).
+        #[arg(long, default_value_t = 9, value_parser = clap::value_parser!(i32).range(1..=22))]
         zstd_level: i32,
         /// No progress bars.
         #[arg(long, short)]
@@ -65,6 +65,7 @@ pub enum Command {
         #[command(flatten)]
         db: DbArgs,
         /// The board (omit with --batch).
+        #[arg(allow_hyphen_values = true)]
         board: Option<String>,
         /// Seeds already captured by the side to move and by the opponent, e.g. 20,12:
         /// turns the value into the game's outcome.
@@ -74,8 +75,9 @@ pub enum Command {
         #[arg(long)]
         json: bool,
         /// Read one board per line from stdin; print one line per board: the value, then
-        /// the best pits ("3 best 1,4"). A bad line prints "error: line N: ..." and the run
-        /// goes on; the exit code is then non-zero.
+        /// the best pits ("3 best 1,4"; "-5 game-over" when the game is over). A bad line
+        /// prints "error: line N: ..." and the run goes on; the exit code is then non-zero.
+        /// A blank line gets a blank line, so output lines stay aligned with input lines.
         #[arg(long, conflicts_with = "board")]
         batch: bool,
     },
@@ -84,6 +86,7 @@ pub enum Command {
     Pv {
         #[command(flatten)]
         db: DbArgs,
+        #[arg(allow_hyphen_values = true)]
         board: String,
         /// Stop after this many moves.
         #[arg(long, default_value_t = 200)]
@@ -123,6 +126,7 @@ pub enum Command {
     Moves {
         #[arg(long, default_value = "awari")]
         rules: String,
+        #[arg(allow_hyphen_values = true)]
         board: String,
     },
 }

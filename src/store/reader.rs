@@ -69,13 +69,15 @@ impl LayerFile {
         let positions = u64_at(&map, 24);
         let blocks = u64_at(&map, 32);
 
-        // The table's length comes from the header, so bound it before trusting it.
-        if blocks > len / 16 {
-            return Err(if blocks > (1 << 40) {
-                corrupted("impossible block count")
-            } else {
-                truncated(FIXED_HEADER as u64 + 16 * blocks + 16)
-            });
+        // The table's length comes from the header, so check the sizes against each other
+        // before trusting them to find the table (a damaged count must read as corruption,
+        // not as truncation).
+        if file_seeds > MAX_SEEDS
+            || positions != index::size(file_seeds)
+            || block_size == 0
+            || blocks != positions.div_ceil(u64::from(block_size))
+        {
+            return Err(corrupted("inconsistent sizes in the header"));
         }
         let table_end = FIXED_HEADER + 8 * (blocks as usize + 1) + 8 * blocks as usize;
         if map.len() < table_end + 8 {
@@ -106,13 +108,6 @@ impl LayerFile {
             return Err(corrupted(
                 "unknown index kind, compression or value encoding",
             ));
-        }
-        if seeds > MAX_SEEDS
-            || positions != index::size(seeds)
-            || block_size == 0
-            || blocks != positions.div_ceil(u64::from(block_size))
-        {
-            return Err(corrupted("inconsistent sizes in the header"));
         }
         let mut histogram = [0u64; HISTOGRAM_LEN];
         for (i, h) in histogram.iter_mut().enumerate() {
@@ -195,7 +190,12 @@ impl LayerFile {
 
     /// The values of one block, checked against its checksum.
     pub fn read_block(&self, block: u64) -> Result<Vec<i8>, StoreError> {
-        assert!(block < self.blocks, "block {block} out of range");
+        if block >= self.blocks {
+            return Err(StoreError::Corrupted {
+                path: self.path.clone(),
+                what: format!("no block {block} (the layer has {})", self.blocks),
+            });
+        }
         let (start, end) = self.block_range(block);
         let data = &self.map[start..end];
         let corrupted = |what: String| StoreError::Corrupted {

@@ -1,0 +1,76 @@
+//! Probes through `Database`: hot (the block is in the cache) and cold (the block cache is
+//! cleared before each probe, so the block is checksummed and decompressed; the file's pages
+//! are in the OS page cache after the first pass).
+//!
+//! `cargo bench --bench probe`. Builds layers 0..=16 of `awari` into a temporary folder first
+//! (about 10 s). Figures are per probe.
+
+use awari::build::{build, BuildOptions};
+use awari::store::WriteOptions;
+use awari::{index, Board, Database, Rules};
+use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use std::time::Duration;
+
+const LAYER: u32 = 16;
+
+fn boards(n: u32, count: usize) -> Vec<Board> {
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    (0..count)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            index::unrank(n, x % index::size(n))
+        })
+        .collect()
+}
+
+fn bench_probe(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let opts = BuildOptions {
+        db: dir.path().to_path_buf(),
+        rules: Rules::AWARI,
+        max_seeds: LAYER,
+        threads: None,
+        progress: false,
+        memory_limit: None,
+        write: WriteOptions::default(),
+    };
+    build(&opts, |_| {}).expect("build");
+    let sample = boards(LAYER, 4096);
+    let mut group = c.benchmark_group("probe");
+    group
+        .measurement_time(Duration::from_secs(5))
+        .sample_size(20);
+
+    let db = Database::open(dir.path(), Rules::AWARI).expect("open");
+    let hot = sample[0];
+    db.value(&hot).expect("probe");
+    group.bench_function("hot value", |b| {
+        b.iter(|| db.value(black_box(&hot)).expect("probe"))
+    });
+
+    let mut k = 0usize;
+    group.bench_function("cold value (block not cached)", |b| {
+        b.iter(|| {
+            k = (k + 1) % sample.len();
+            db.clear_cache();
+            db.value(black_box(&sample[k])).expect("probe")
+        })
+    });
+
+    let fresh_opened = Database::open(dir.path(), Rules::AWARI).expect("open");
+    let mut k = 0usize;
+    group.bench_function("moves_with_values (hot layers)", |b| {
+        b.iter(|| {
+            k = (k + 1) % 64;
+            fresh_opened
+                .moves_with_values(black_box(&sample[k]))
+                .expect("probe")
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_probe);
+criterion_main!(benches);
