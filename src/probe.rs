@@ -17,6 +17,7 @@ use crate::board::{Board, MAX_SEEDS};
 use crate::index;
 use crate::rules::{Rules, Turn};
 use crate::store::{self, LayerFile, StoreError};
+use rayon::prelude::*;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -219,6 +220,55 @@ impl Database {
         let v = values[within];
         self.cache_put(key, values);
         Ok(v)
+    }
+
+    /// Whether layer `seeds` is built.
+    pub fn has_layer(&self, seeds: u32) -> bool {
+        self.layer(seeds).is_some()
+    }
+
+    /// The values of many boards at once. Lookups are grouped by block, so each block is
+    /// read and decompressed once per call (in parallel) instead of once per board: the
+    /// fast path for batches of random positions, where a block cache rarely hits.
+    pub fn values_many(&self, boards: &[Board]) -> Result<Vec<i8>, ProbeError> {
+        // (layer, index, where the answer goes), sorted so a block's lookups are adjacent.
+        let mut keys: Vec<(u32, u64, usize)> = Vec::with_capacity(boards.len());
+        for (at, b) in boards.iter().enumerate() {
+            let seeds = b.seeds();
+            self.layer_or_missing(seeds)?;
+            keys.push((seeds, index::rank(b), at));
+        }
+        keys.par_sort_unstable();
+        let block_of = |&(seeds, idx, _): &(u32, u64, usize)| {
+            let layer = self.layer(seeds).expect("checked above");
+            (seeds, idx / u64::from(layer.block_size()))
+        };
+        let mut groups: Vec<&[(u32, u64, usize)]> = Vec::new();
+        let mut rest = &keys[..];
+        while let Some(first) = rest.first() {
+            let key = block_of(first);
+            let len = rest.iter().take_while(|k| block_of(k) == key).count();
+            groups.push(&rest[..len]);
+            rest = &rest[len..];
+        }
+        let answers: Vec<Vec<(usize, i8)>> = groups
+            .par_iter()
+            .map(|group| {
+                let (seeds, block) = block_of(&group[0]);
+                let layer = self.layer(seeds).expect("checked above");
+                let values = layer.read_block(block)?;
+                let base = block * u64::from(layer.block_size());
+                Ok(group
+                    .iter()
+                    .map(|&(_, idx, at)| (at, values[(idx - base) as usize]))
+                    .collect())
+            })
+            .collect::<Result<_, StoreError>>()?;
+        let mut out = vec![0i8; boards.len()];
+        for (at, v) in answers.into_iter().flatten() {
+            out[at] = v;
+        }
+        Ok(out)
     }
 
     /// Forgets every cached block (the next probes read their blocks from the files).

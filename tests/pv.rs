@@ -22,7 +22,11 @@ fn realised_value(db: &Database, board: &awari::Board) -> (i32, PvEnd) {
     if let PvEnd::GameOver { value } = pv.end {
         // The end value belongs to the side to move in the last position.
         let v = i32::from(value);
-        diff += if pv.steps.len().is_multiple_of(2) { v } else { -v };
+        diff += if pv.steps.len().is_multiple_of(2) {
+            v
+        } else {
+            -v
+        };
     }
     (diff, pv.end)
 }

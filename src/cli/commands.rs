@@ -190,19 +190,23 @@ struct ProbeAnswer {
 fn answer(db: &Database, board: Board) -> Result<ProbeAnswer> {
     let value = db.value(&board)?;
     let moves = db.moves_with_values(&board)?;
+    Ok(assemble(board, value, &moves, db.rules()))
+}
+
+fn assemble(board: Board, value: i8, moves: &[MoveValue], rules: Rules) -> ProbeAnswer {
     let best_value = moves.iter().map(|m| m.value).max();
     let best = moves
         .iter()
         .filter(|m| Some(m.value) == best_value)
         .map(|m| m.pit)
         .collect();
-    Ok(ProbeAnswer {
+    ProbeAnswer {
         board,
         value,
-        game_over: matches!(db.rules().turn(&board), Turn::GameOver { .. }),
-        moves,
+        game_over: matches!(rules.turn(&board), Turn::GameOver { .. }),
+        moves: moves.to_vec(),
         best,
-    })
+    }
 }
 
 fn answer_json(db: &Database, a: &ProbeAnswer, captured: Option<(u32, u32)>) -> Value {
@@ -307,40 +311,129 @@ fn cmd_probe(
     Ok(true)
 }
 
+/// Lines answered together at most: their lookups are grouped by block.
+const BATCH_LINES: usize = 1 << 20;
+/// A batch closes when no new line arrives for this long, so a program that writes one
+/// board and waits for its answer is answered at once.
+const BATCH_WAIT: std::time::Duration = std::time::Duration::from_millis(20);
+
 fn probe_batch(db: &Database, captured: Option<(u32, u32)>, json_out: bool) -> Result<bool> {
-    let stdin = std::io::stdin();
+    // A reader thread feeds lines through a channel; the main thread takes as many as have
+    // arrived (up to BATCH_LINES) and answers them together.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<std::io::Result<String>>(2 * BATCH_LINES);
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lock().lines() {
+            let stop = line.is_err();
+            if tx.send(line).is_err() || stop {
+                break;
+            }
+        }
+    });
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut all_ok = true;
-    for (i, line) in stdin.lock().lines().enumerate() {
-        let line = line.context("reading stdin")?;
+    let mut line_no = 0usize;
+    while let Ok(first) = rx.recv() {
+        let mut lines = vec![first.context("reading stdin")?];
+        while lines.len() < BATCH_LINES {
+            match rx.recv_timeout(BATCH_WAIT) {
+                Ok(line) => lines.push(line.context("reading stdin")?),
+                Err(_) => break,
+            }
+        }
+        let answers = answer_lines(db, &lines, captured);
+        for (line, result) in lines.iter().zip(answers) {
+            line_no += 1;
+            if line.trim().is_empty() {
+                writeln!(out)?;
+                continue;
+            }
+            match result {
+                Ok(a) if json_out => writeln!(out, "{}", answer_json(db, &a, captured))?,
+                Ok(a) => {
+                    let best = if a.best.is_empty() {
+                        "game-over".to_string()
+                    } else {
+                        let names: Vec<String> = a.best.iter().map(|&p| pit_name(p)).collect();
+                        format!("best {}", names.join(","))
+                    };
+                    writeln!(out, "{} {}", a.value, best)?;
+                }
+                Err(e) => {
+                    all_ok = false;
+                    writeln!(out, "error: line {line_no}: {e:#}")?;
+                }
+            }
+        }
+        out.flush()?;
+    }
+    Ok(all_ok)
+}
+
+/// Answers a batch of lines: every board and every child of its moves is looked up in one
+/// grouped pass ([`Database::values_many`]). Lines that fail on their own (bad text, a layer
+/// not built) get their own error; a damaged file fails the batch.
+fn answer_lines(
+    db: &Database,
+    lines: &[String],
+    captured: Option<(u32, u32)>,
+) -> Vec<Result<ProbeAnswer>> {
+    let rules = db.rules();
+    let mut results: Vec<Option<Result<ProbeAnswer>>> = Vec::with_capacity(lines.len());
+    let mut wanted: Vec<Board> = Vec::new();
+    // For each line answered in the grouped pass: its board, its moves, where its values start.
+    let mut pending: Vec<(usize, Board, awari::MoveList, usize)> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
         if line.trim().is_empty() {
-            writeln!(out)?;
+            results.push(Some(Err(anyhow!("blank line"))));
             continue;
         }
-        let result = parse_board(&line).and_then(|b| {
-            check_captured(&b, captured)?;
-            answer(db, b)
-        });
-        match result {
-            Ok(a) if json_out => writeln!(out, "{}", answer_json(db, &a, captured))?,
-            Ok(a) => {
-                let best = if a.best.is_empty() {
-                    "game-over".to_string()
-                } else {
-                    let names: Vec<String> = a.best.iter().map(|&p| pit_name(p)).collect();
-                    format!("best {}", names.join(","))
-                };
-                writeln!(out, "{} {}", a.value, best)?;
-            }
+        let board = match parse_board(line).and_then(|b| check_captured(&b, captured).map(|_| b)) {
+            Ok(b) => b,
             Err(e) => {
-                all_ok = false;
-                writeln!(out, "error: line {}: {e:#}", i + 1)?;
+                results.push(Some(Err(e)));
+                continue;
+            }
+        };
+        let moves = rules.legal_moves(&board);
+        let needs_missing =
+            !db.has_layer(board.seeds()) || moves.iter().any(|m| !db.has_layer(m.child.seeds()));
+        if needs_missing {
+            // The single-board path names the missing layer and the command that builds it.
+            results.push(Some(answer(db, board)));
+            continue;
+        }
+        pending.push((i, board, moves, wanted.len()));
+        wanted.push(board);
+        wanted.extend(moves.iter().map(|m| m.child));
+        results.push(None);
+    }
+    match db.values_many(&wanted) {
+        Ok(values) => {
+            for (i, board, moves, at) in pending {
+                let mut mv: Vec<MoveValue> = Vec::with_capacity(moves.len());
+                for (k, m) in moves.iter().enumerate() {
+                    mv.push(MoveValue {
+                        pit: m.pit,
+                        captured: m.captured,
+                        child: m.child,
+                        value: m.captured as i8 - values[at + 1 + k],
+                    });
+                }
+                results[i] = Some(Ok(assemble(board, values[at], &mv, rules)));
+            }
+        }
+        Err(e) => {
+            let msg = e.to_string();
+            for (i, ..) in pending {
+                results[i] = Some(Err(anyhow!("{msg}")));
             }
         }
     }
-    out.flush()?;
-    Ok(all_ok)
+    results
+        .into_iter()
+        .map(|r| r.expect("every line answered"))
+        .collect()
 }
 
 fn cmd_pv(args: DbArgs, board: &str, max_plies: usize) -> Result<bool> {

@@ -9,12 +9,37 @@ use crate::rules::{capture, GrandSlam, Rules};
 /// `child.swapped()`; its move started from one of its pits 0..=5 that is now empty (a
 /// kroo skips its origin, so the origin is empty whatever the count). Taking back `s` seeds
 /// removes one seed from each of the next `s` pits in sowing order (skipping the origin);
-/// every `s` for which no pit goes negative gives a candidate, whose move is then checked
-/// against the rules ([`non_capturing_move_is_legal`]).
+/// every `s` for which no pit goes negative gives a candidate ([`candidates`]), whose move
+/// is then checked against the rules ([`non_capturing_move_is_legal`]).
 #[inline]
 pub fn unsow(rules: Rules, child: &Board, mut found: impl FnMut(Board)) {
     let after = child.swapped();
     let after_opponent = after.opponent_seeds();
+    candidates(&after, |parent, origin, last| {
+        if non_capturing_move_is_legal(rules, &parent, origin, &after, after_opponent, last) {
+            found(parent);
+        }
+    });
+}
+
+/// The reference un-sowing: candidates checked by generating every legal move of the
+/// parent. Kept for the tests that prove [`unsow`]'s shortcut exact.
+pub fn unsow_reference(rules: Rules, child: &Board, mut found: impl FnMut(Board)) {
+    candidates(&child.swapped(), |parent, origin, _| {
+        let legal = rules
+            .legal_moves(&parent)
+            .iter()
+            .any(|m| m.pit as usize == origin && m.captured == 0 && m.child == *child);
+        if legal {
+            found(parent);
+        }
+    });
+}
+
+/// Every board that sows to `after` by one move of the mover, with that move's origin pit
+/// and the pit its last seed fell in (no legality checked).
+#[inline]
+fn candidates(after: &Board, mut each: impl FnMut(Board, usize, usize)) {
     for origin in 0..ROW {
         if after.pit(origin) != 0 {
             continue;
@@ -31,10 +56,7 @@ pub fn unsow(rules: Rules, child: &Board, mut found: impl FnMut(Board)) {
             pits[last] -= 1;
             let mut before = pits;
             before[origin] = seeds;
-            let parent = Board::from_pits_unchecked(before);
-            if non_capturing_move_is_legal(rules, &parent, origin, &after, after_opponent, last) {
-                found(parent);
-            }
+            each(Board::from_pits_unchecked(before), origin, last);
         }
     }
 }
@@ -71,37 +93,6 @@ fn non_capturing_move_is_legal(
             .iter()
             .any(|m| m.pit as usize == origin && m.captured == 0 && m.child == after.swapped()),
         GrandSlam::NoCapture | GrandSlam::CapturesAll => false,
-    }
-}
-
-/// The reference un-sowing: candidates checked by generating every legal move of the
-/// parent. Kept for the tests that prove [`unsow`]'s shortcut exact.
-pub fn unsow_reference(rules: Rules, child: &Board, mut found: impl FnMut(Board)) {
-    let after = child.swapped();
-    for origin in 0..ROW {
-        if after.pit(origin) != 0 {
-            continue;
-        }
-        let mut pits = *after.pits();
-        let mut offset = 0usize;
-        for seeds in 1u8.. {
-            offset = offset % (PITS - 1) + 1;
-            let last = (origin + offset) % PITS;
-            if pits[last] == 0 {
-                break;
-            }
-            pits[last] -= 1;
-            let mut before = pits;
-            before[origin] = seeds;
-            let parent = Board::from_pits_unchecked(before);
-            let legal = rules
-                .legal_moves(&parent)
-                .iter()
-                .any(|m| m.pit as usize == origin && m.captured == 0 && m.child == *child);
-            if legal {
-                found(parent);
-            }
-        }
     }
 }
 

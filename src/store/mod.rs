@@ -45,7 +45,7 @@ pub const HISTOGRAM_LEN: usize = 2 * MAX_SEEDS as usize + 1;
 /// Bytes before the block table.
 pub const FIXED_HEADER: usize = 40 + 8 * HISTOGRAM_LEN;
 /// Default positions per block: see the README for the measurements behind it.
-pub const DEFAULT_BLOCK: u32 = 1 << 15;
+pub const DEFAULT_BLOCK: u32 = 1 << 14;
 
 /// Why a layer file was refused.
 #[derive(Debug, thiserror::Error)]

@@ -206,10 +206,25 @@ impl LayerFile {
             return Err(corrupted(format!("block {block} fails its checksum")));
         }
         let want = self.block_len(block);
-        let bytes = zstd::bulk::decompress(data, want)
-            .map_err(|e| corrupted(format!("block {block} does not decompress: {e}")))?;
-        if bytes.len() != want {
-            return Err(corrupted(format!("block {block} has the wrong length")));
+        let mut bytes = vec![0u8; want];
+        // A decompression context per thread, reused: creating one costs about as much as
+        // decompressing a small block.
+        thread_local! {
+            static DCTX: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+                const { std::cell::RefCell::new(None) };
+        }
+        let got = DCTX.with(|cell| {
+            let mut slot = cell.borrow_mut();
+            if slot.is_none() {
+                *slot = Some(zstd::bulk::Decompressor::new()?);
+            }
+            let dctx = slot.as_mut().expect("just set");
+            dctx.decompress_to_buffer(data, &mut bytes[..])
+        });
+        match got {
+            Ok(len) if len == want => {}
+            Ok(_) => return Err(corrupted(format!("block {block} has the wrong length"))),
+            Err(e) => return Err(corrupted(format!("block {block} does not decompress: {e}"))),
         }
         let limit = self.seeds as i8;
         let mut values = Vec::with_capacity(want);
