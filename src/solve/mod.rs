@@ -221,6 +221,7 @@ pub fn solve_layer(rules: Rules, n: u32, lower: &dyn LowerLayers, opts: SolveOpt
             bar.inc(exits.len() as u64);
         });
 
+    // A profiling aid: AWARI_TIMING=1 prints the time of each phase and threshold.
     let timing = std::env::var_os("AWARI_TIMING").is_some();
     if timing {
         eprintln!("layer {n}: exits {:?}", t0.elapsed());
