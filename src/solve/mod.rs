@@ -449,9 +449,15 @@ fn progress_bar(show: bool, n: u32, size: u64) -> ProgressBar {
     let bar = ProgressBar::new(size);
     bar.set_style(
         ProgressStyle::with_template(
-            "layer {prefix:>2} {msg:<10} [{bar:30}] {human_pos}/{human_len} {per_sec} eta {eta}",
+            "layer {prefix:>2} {msg:<10} [{bar:30}] {human_pos}/{human_len} {rate} eta {eta}",
         )
         .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .with_key(
+            "rate",
+            |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{:.2} M/s", state.per_sec() / 1e6);
+            },
+        )
         .progress_chars("=> "),
     );
     bar.set_prefix(n.to_string());
