@@ -9,27 +9,14 @@ use awari::Board;
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::time::Duration;
 
+mod common;
+
 /// Samples per layer: a power of two so the cycling index is a mask.
 const SAMPLES: usize = 1024;
 
-/// SplitMix64: a fixed, dependency-free pseudo-random stream, so every run measures the
-/// same positions.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
-
-/// Uniform indices of layer `n` (modulo bias is negligible below 2^39 out of 2^64).
+/// Uniform indices of layer `n`.
 fn indices(n: u32) -> Vec<u64> {
-    let mut rng = SplitMix(0xA3A1 + u64::from(n));
-    (0..SAMPLES).map(|_| rng.next() % size(n)).collect()
+    common::indices(n, SAMPLES, 0xA3A1 + u64::from(n))
 }
 
 fn bench_rank_unrank(c: &mut Criterion) {

@@ -3,32 +3,17 @@
 //!
 //! `cargo bench --bench moves`. Figures are per call (one position's whole move list).
 
-use awari::index::{size, unrank};
 use awari::{Board, Rules, Turn};
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::time::Duration;
 
+mod common;
+
 const SAMPLES: usize = 1024;
-
-/// SplitMix64: a fixed, dependency-free pseudo-random stream.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
 
 /// Uniform positions of layer `n`.
 fn positions(n: u32) -> Vec<Board> {
-    let mut rng = SplitMix(0x5EED + u64::from(n));
-    (0..SAMPLES)
-        .map(|_| unrank(n, rng.next() % size(n)))
-        .collect()
+    common::positions(n, SAMPLES, 0x5EED + u64::from(n))
 }
 
 fn bench_turn(c: &mut Criterion) {

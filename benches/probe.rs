@@ -7,23 +7,13 @@
 
 use awari::build::{build, BuildOptions};
 use awari::store::WriteOptions;
-use awari::{index, Board, Database, Rules};
+use awari::{Database, Rules};
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use std::time::Duration;
 
-const LAYER: u32 = 16;
+mod common;
 
-fn boards(n: u32, count: usize) -> Vec<Board> {
-    let mut x = 0x2545_F491_4F6C_DD1Du64;
-    (0..count)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            index::unrank(n, x % index::size(n))
-        })
-        .collect()
-}
+const LAYER: u32 = 16;
 
 fn bench_probe(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -37,7 +27,7 @@ fn bench_probe(c: &mut Criterion) {
         write: WriteOptions::default(),
     };
     build(&opts, |_| {}).expect("build");
-    let sample = boards(LAYER, 4096);
+    let sample = common::positions(LAYER, 4096, 0x2545_F491_4F6C_DD1D);
     let mut group = c.benchmark_group("probe");
     group
         .measurement_time(Duration::from_secs(5))

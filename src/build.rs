@@ -67,20 +67,22 @@ pub fn memory_needed(n: u32) -> u64 {
     lower + size * (WORK_BYTES_PER_POSITION + 2)
 }
 
-/// The peak resident memory of this process so far (bytes), if the OS says.
-pub fn peak_rss() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = text.lines().find(|l| l.starts_with("VmHWM:"))?;
+/// A "Key: N kB" line of a /proc file, in bytes.
+fn proc_kib(file: &str, key: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let line = text.lines().find(|l| l.starts_with(key))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)
 }
 
+/// The peak resident memory of this process so far (bytes), if the OS says.
+pub fn peak_rss() -> Option<u64> {
+    proc_kib("/proc/self/status", "VmHWM:")
+}
+
 /// The physical memory of this machine, if the OS says.
 pub fn physical_memory() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
+    proc_kib("/proc/meminfo", "MemTotal:")
 }
 
 /// Builds every missing layer `0..=max_seeds` in order, calling `on_layer` after each one.
@@ -132,13 +134,14 @@ fn build_in_pool(
         let started = Instant::now();
         let report = if path.exists() {
             let file = LayerFile::open(&path, opts.rules, n).map_err(BuildError::Damaged)?;
-            file.check_blocks().map_err(BuildError::Damaged)?;
-            // Lower layers are only needed if something above them is still to build.
+            // Lower layers are only needed if something above them is still to build;
+            // reading them back checks every block's checksum on the way.
             let above_missing = (n + 1..=opts.max_seeds)
                 .any(|m| !store::layer_path(&opts.db, opts.rules, m).exists());
             if above_missing {
                 layers.push(file.read_all().map_err(BuildError::Damaged)?);
             } else {
+                file.check_blocks().map_err(BuildError::Damaged)?;
                 layers.push(Vec::new());
             }
             LayerReport {
@@ -158,16 +161,15 @@ fn build_in_pool(
                     progress: opts.progress,
                 },
             );
-            let (_, bytes) = store::write_layer(&opts.db, opts.rules, n, &values, opts.write)?;
-            let summary = LayerSummary::from_values(n, &values);
+            let written = store::write_layer(&opts.db, opts.rules, n, &values, opts.write)?;
             layers.push(values);
             LayerReport {
                 seeds: n,
                 positions: index::size(n),
                 built: true,
                 seconds: started.elapsed().as_secs_f64(),
-                bytes,
-                summary,
+                bytes: written.bytes,
+                summary: written.summary,
             }
         };
         on_layer(&report);

@@ -5,6 +5,9 @@ use awari::index::{next_in_layer, rank, size, size_up_to, unrank, walk};
 use awari::Board;
 use proptest::prelude::*;
 
+mod common;
+use common::{any_board, board_of};
+
 /// C(n, k) by the multiplicative formula in u128: independent of the crate's table.
 fn choose(n: u64, k: u64) -> u64 {
     if k > n {
@@ -229,25 +232,6 @@ fn whole_layer_12_walk_counts_its_size() {
 // ---------------------------------------------------------------------------------------
 // Sampled layers up to 48
 // ---------------------------------------------------------------------------------------
-
-/// A random board of `n` seeds: `n` cut into 12 pits at 11 sorted cut points in 0..=n.
-fn board_of(n: u8) -> impl Strategy<Value = Board> {
-    proptest::collection::vec(0..=n, 11).prop_map(move |mut cuts| {
-        cuts.sort_unstable();
-        let mut pits = [0u8; 12];
-        let mut prev = 0;
-        for (i, &c) in cuts.iter().enumerate() {
-            pits[i] = c - prev;
-            prev = c;
-        }
-        pits[11] = n - prev;
-        Board::new(pits).unwrap()
-    })
-}
-
-fn any_board() -> impl Strategy<Value = Board> {
-    (0u8..=48).prop_flat_map(board_of)
-}
 
 /// A random layer and a random index in it (size computed here, not by the crate).
 fn any_index() -> impl Strategy<Value = (u32, u64)> {

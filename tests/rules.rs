@@ -9,6 +9,9 @@ use awari::rules::{capture, sow};
 use awari::{Board, Move, Rules, RulesError, Turn};
 use proptest::prelude::*;
 
+mod common;
+use common::any_board;
+
 fn b(text: &str) -> Board {
     text.parse()
         .unwrap_or_else(|e| panic!("test board {text:?}: {e}"))
@@ -609,23 +612,6 @@ fn codes_round_trip() {
 // ---------------------------------------------------------------------------------------
 // Properties on random positions
 // ---------------------------------------------------------------------------------------
-
-/// A random board of up to 48 seeds: a random total, cut into 12 pits at sorted cut points.
-fn any_board() -> impl Strategy<Value = Board> {
-    (0u8..=48).prop_flat_map(|n| {
-        proptest::collection::vec(0..=n, 11).prop_map(move |mut cuts| {
-            cuts.sort_unstable();
-            let mut pits = [0u8; 12];
-            let mut prev = 0;
-            for (i, &c) in cuts.iter().enumerate() {
-                pits[i] = c - prev;
-                prev = c;
-            }
-            pits[11] = n - prev;
-            Board::new(pits).unwrap()
-        })
-    })
-}
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]

@@ -29,7 +29,7 @@ mod reader;
 mod writer;
 
 pub use reader::LayerFile;
-pub use writer::{write_layer, WriteOptions};
+pub use writer::{write_layer, WriteOptions, WrittenLayer};
 
 use crate::board::MAX_SEEDS;
 use crate::rules::Rules;
@@ -81,6 +81,12 @@ pub enum StoreError {
     Corrupted { path: PathBuf, what: String },
 }
 
+/// The histogram slot of value `v` (values −48..=48).
+#[inline]
+pub fn histogram_bucket(v: i8) -> usize {
+    (i32::from(v) + MAX_SEEDS as i32) as usize
+}
+
 /// A layer's summary, as stored in its header.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LayerSummary {
@@ -94,7 +100,7 @@ impl LayerSummary {
     pub fn from_values(seeds: u32, values: &[i8]) -> LayerSummary {
         let mut histogram = [0u64; HISTOGRAM_LEN];
         for &v in values {
-            histogram[(v as i32 + MAX_SEEDS as i32) as usize] += 1;
+            histogram[histogram_bucket(v)] += 1;
         }
         LayerSummary {
             seeds,

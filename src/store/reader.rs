@@ -188,23 +188,29 @@ impl LayerFile {
         (self.positions() - start).min(u64::from(self.block_size)) as usize
     }
 
-    /// The values of one block, checked against its checksum.
-    pub fn read_block(&self, block: u64) -> Result<Vec<i8>, StoreError> {
+    fn corrupted(&self, what: String) -> StoreError {
+        StoreError::Corrupted {
+            path: self.path.clone(),
+            what,
+        }
+    }
+
+    /// The compressed bytes of one block, checked against its checksum.
+    fn checked_block_data(&self, block: u64) -> Result<&[u8], StoreError> {
         if block >= self.blocks {
-            return Err(StoreError::Corrupted {
-                path: self.path.clone(),
-                what: format!("no block {block} (the layer has {})", self.blocks),
-            });
+            return Err(self.corrupted(format!("no block {block} (the layer has {})", self.blocks)));
         }
         let (start, end) = self.block_range(block);
         let data = &self.map[start..end];
-        let corrupted = |what: String| StoreError::Corrupted {
-            path: self.path.clone(),
-            what,
-        };
         if xxh3_64(data) != self.block_checksum(block) {
-            return Err(corrupted(format!("block {block} fails its checksum")));
+            return Err(self.corrupted(format!("block {block} fails its checksum")));
         }
+        Ok(data)
+    }
+
+    /// The values of one block, checked against its checksum.
+    pub fn read_block(&self, block: u64) -> Result<Vec<i8>, StoreError> {
+        let data = self.checked_block_data(block)?;
         let want = self.block_len(block);
         let mut bytes = vec![0u8; want];
         // A decompression context per thread, reused: creating one costs about as much as
@@ -223,33 +229,25 @@ impl LayerFile {
         });
         match got {
             Ok(len) if len == want => {}
-            Ok(_) => return Err(corrupted(format!("block {block} has the wrong length"))),
-            Err(e) => return Err(corrupted(format!("block {block} does not decompress: {e}"))),
+            Ok(_) => return Err(self.corrupted(format!("block {block} has the wrong length"))),
+            Err(e) => return Err(self.corrupted(format!("block {block} does not decompress: {e}"))),
         }
         let limit = self.seeds as i8;
-        let mut values = Vec::with_capacity(want);
-        for b in bytes {
-            let v = b as i8;
-            if v < -limit || v > limit {
-                return Err(corrupted(format!("block {block} holds value {v}")));
-            }
-            values.push(v);
+        if let Some(&b) = bytes
+            .iter()
+            .find(|&&b| !(-limit..=limit).contains(&(b as i8)))
+        {
+            return Err(self.corrupted(format!("block {block} holds value {}", b as i8)));
         }
-        Ok(values)
+        // Same size and alignment: this reuses the buffer.
+        Ok(bytes.into_iter().map(|b| b as i8).collect())
     }
 
     /// Checks every block's checksum without decompressing.
     pub fn check_blocks(&self) -> Result<(), StoreError> {
-        (0..self.blocks).into_par_iter().try_for_each(|b| {
-            let (start, end) = self.block_range(b);
-            if xxh3_64(&self.map[start..end]) != self.block_checksum(b) {
-                return Err(StoreError::Corrupted {
-                    path: self.path.clone(),
-                    what: format!("block {b} fails its checksum"),
-                });
-            }
-            Ok(())
-        })
+        (0..self.blocks)
+            .into_par_iter()
+            .try_for_each(|b| self.checked_block_data(b).map(|_| ()))
     }
 
     /// Every value of the layer, decompressed (in parallel).
@@ -276,7 +274,7 @@ impl LayerFile {
                 || [0u64; HISTOGRAM_LEN],
                 |mut h, b| {
                     for v in self.read_block(b)? {
-                        h[(v as i32 + MAX_SEEDS as i32) as usize] += 1;
+                        h[histogram_bucket(v)] += 1;
                     }
                     Ok::<_, StoreError>(h)
                 },

@@ -23,15 +23,25 @@ impl Default for WriteOptions {
     }
 }
 
+/// What [`write_layer`] wrote.
+#[derive(Clone, Debug)]
+pub struct WrittenLayer {
+    pub path: PathBuf,
+    /// The file's size in bytes.
+    pub bytes: u64,
+    /// The summary stored in its header.
+    pub summary: LayerSummary,
+}
+
 /// Writes `values` (layer `seeds`, every position in index order) to its final path under
-/// `db`, atomically. Returns the path and the file's size in bytes.
+/// `db`, atomically.
 pub fn write_layer(
     db: &Path,
     rules: Rules,
     seeds: u32,
     values: &[i8],
     opts: WriteOptions,
-) -> Result<(PathBuf, u64), StoreError> {
+) -> Result<WrittenLayer, StoreError> {
     assert_eq!(values.len() as u64, index::size(seeds));
     let path = layer_path(db, rules, seeds);
     let io = |source| StoreError::Io {
@@ -43,7 +53,7 @@ pub fn write_layer(
     let blocks: Vec<Vec<u8>> = values
         .par_chunks(opts.block_size as usize)
         .map(|chunk| {
-            // SAFETY-free view of the values as bytes: i8 and u8 have the same layout.
+            // A copy as bytes (one block at a time) keeps this free of unsafe casts.
             let bytes: Vec<u8> = chunk.iter().map(|&v| v as u8).collect();
             zstd::bulk::compress(&bytes, opts.zstd_level)
                 .expect("zstd compression of a memory buffer")
@@ -83,7 +93,11 @@ pub fn write_layer(
         }
     }
     let bytes = fs::metadata(&path).map_err(io)?.len();
-    Ok((path, bytes))
+    Ok(WrittenLayer {
+        path,
+        bytes,
+        summary,
+    })
 }
 
 fn encode_header(
