@@ -335,6 +335,33 @@ impl Database {
         ))
     }
 
+    /// The move perfect play makes from `board`: a move of the best value that also makes
+    /// progress (in a won position it heads for the capture that realises the value rather
+    /// than going round; in a lost one it delays as long as it can). The same choice as the
+    /// first step of [`Database::principal_variation`]. `None` when the game is over.
+    ///
+    /// # Errors
+    ///
+    /// A layer the answer needs is missing or damaged.
+    pub fn perfect_move(&self, board: &Board) -> Result<Option<MoveValue>, ProbeError> {
+        let pv = self.principal_variation(board, 1)?;
+        Ok(pv.steps.first().map(|step| {
+            let m = self
+                .rules
+                .legal_moves(board)
+                .iter()
+                .find(|m| m.pit == step.pit)
+                .copied()
+                .expect("the variation plays a legal move");
+            MoveValue {
+                pit: m.pit,
+                captured: m.captured,
+                child: m.child,
+                value: step.value,
+            }
+        }))
+    }
+
     /// Perfect play from `board` until the game ends, a position repeats, or `max_plies`
     /// moves. The tables hold values, not distances, and in a won position not every best
     /// move makes progress; so when the value is not 0 the line is steered by a local
