@@ -4,7 +4,8 @@
 //! `cargo bench --bench moves`. Figures are per call (one position's whole move list).
 
 use awari::{Board, Rules, Turn};
-use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
+use std::hint::black_box;
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::time::Duration;
 
 mod common;

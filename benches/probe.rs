@@ -8,7 +8,8 @@
 use awari::build::{build, BuildOptions};
 use awari::store::WriteOptions;
 use awari::{Database, Rules};
-use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use std::hint::black_box;
+use criterion::{criterion_group, criterion_main, Criterion};
 use std::time::Duration;
 
 mod common;
@@ -22,11 +23,10 @@ fn bench_probe(c: &mut Criterion) {
         rules: Rules::AWARI,
         max_seeds: LAYER,
         threads: None,
-        progress: false,
         memory_limit: None,
         write: WriteOptions::default(),
     };
-    build(&opts, |_| {}).expect("build");
+    build(&opts, &awari::solve::Quiet).expect("build");
     let sample = common::positions(LAYER, 4096, 0x2545_F491_4F6C_DD1D);
     let mut group = c.benchmark_group("probe");
     group

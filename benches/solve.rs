@@ -4,7 +4,7 @@
 //! `cargo bench --bench solve`. The figure is per layer; criterion also prints the element
 //! throughput (positions per second).
 
-use awari::solve::{solve_all, solve_layer, SolveOptions};
+use awari::solve::{solve_all, solve_layer, Quiet};
 use awari::{index, Rules};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::time::Duration;
@@ -19,7 +19,7 @@ fn bench_layer(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(20))
         .throughput(Throughput::Elements(index::size(LAYER)));
     group.bench_function(format!("layer {LAYER} (awari)"), |b| {
-        b.iter(|| solve_layer(Rules::AWARI, LAYER, &lower, SolveOptions::default()))
+        b.iter(|| solve_layer(Rules::AWARI, LAYER, &lower, &Quiet))
     });
     group.finish();
 }

@@ -144,14 +144,14 @@ impl FromStr for Board {
                 if !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit()) {
                     return Err(BoardError::Negative {
                         pit,
-                        token: token.to_string(),
+                        token: clip(token),
                     });
                 }
             }
             if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
                 return Err(BoardError::NotANumber {
                     pit,
-                    token: token.to_string(),
+                    token: clip(token),
                 });
             }
             // A count too long for u64 is refused like any other count over 48, and the
@@ -189,6 +189,18 @@ impl fmt::Display for Board {
 impl fmt::Debug for Board {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Board({self})")
+    }
+}
+
+/// User text quoted in an error: control characters escaped (so it stays on one line and
+/// cannot forge another) and cut to a few dozen characters (so a huge input does not make
+/// a huge message).
+pub(crate) fn clip(text: &str) -> String {
+    const SHOWN: usize = 40;
+    let escaped: String = text.chars().flat_map(char::escape_debug).collect();
+    match escaped.char_indices().nth(SHOWN) {
+        Some((cut, _)) => format!("{}… ({} bytes)", &escaped[..cut], text.len()),
+        None => escaped,
     }
 }
 

@@ -3,38 +3,63 @@
 use crate::board::MAX_SEEDS;
 use crate::index;
 use crate::rules::Rules;
-use crate::solve::{self, SolveOptions, MAX_SOLVABLE_SEEDS, WORK_BYTES_PER_POSITION};
-use crate::store::{self, LayerFile, LayerSummary, StoreError, WriteOptions};
-use std::path::PathBuf;
+use crate::solve::{self, SolveObserver, MAX_SOLVABLE_SEEDS, WORK_BYTES_PER_POSITION};
+use crate::store::{self, LayerFile, LayerSummary, StoreError, TableKind, WriteOptions};
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+/// The most worker threads a build accepts: far more than any machine this runs on has
+/// cores, far fewer than would exhaust the system's threads.
+pub const MAX_THREADS: usize = 1024;
 
 /// What to build.
 #[derive(Clone, Debug)]
 pub struct BuildOptions {
+    /// The database folder (one subfolder per rule set).
     pub db: PathBuf,
+    /// The rule set.
     pub rules: Rules,
+    /// Build layers `0..=max_seeds`.
     pub max_seeds: u32,
     /// Worker threads (None: rayon's default, one per core).
     pub threads: Option<usize>,
-    /// Show progress bars.
-    pub progress: bool,
     /// Refuse a layer whose working memory would exceed this many bytes.
     pub memory_limit: Option<u64>,
+    /// How the files are written.
     pub write: WriteOptions,
 }
 
 /// What happened to one layer.
 #[derive(Clone, Debug)]
 pub struct LayerReport {
+    /// The layer: seeds on the board.
     pub seeds: u32,
+    /// Positions in the layer.
     pub positions: u64,
     /// False when the layer was already on disk.
     pub built: bool,
+    /// Wall time spent on the layer (solving and writing, or checking).
     pub seconds: f64,
+    /// Bytes of its values file.
     pub bytes: u64,
+    /// Its value histogram.
     pub summary: LayerSummary,
 }
 
+/// What a build reports while it runs; every method has an empty default. The calls of
+/// [`SolveObserver`] come from worker threads.
+pub trait BuildObserver: SolveObserver {
+    /// Layer `seeds` is about to be built (it was missing).
+    fn layer_started(&self, _seeds: u32, _positions: u64) {}
+    /// Layer `seeds` is done: built, or found on disk and checked.
+    fn layer_done(&self, _report: &LayerReport) {}
+}
+
+impl BuildObserver for solve::Quiet {}
+
+/// Why a build stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
     #[error("--max-seeds {0} is beyond the 48 seeds of the game")]
@@ -55,6 +80,25 @@ pub enum BuildError {
     Store(#[from] StoreError),
     #[error("cannot start {0} worker threads: {1}")]
     Threads(usize, String),
+    #[error("--threads {0} is out of range (1..={MAX_THREADS})")]
+    ThreadCount(usize),
+    #[error("{} is in use by another build ({holder}); wait for it to finish or stop it", dir.display())]
+    Locked { dir: PathBuf, holder: String },
+    #[error("cannot lock {}", path.display())]
+    Lock {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// A store error met while reading back a layer already on disk: damage (the file must be
+/// rebuilt) or the system refusing (the file may be fine).
+fn existing_layer_error(e: StoreError) -> BuildError {
+    if e.is_damage() {
+        BuildError::Damaged(e)
+    } else {
+        BuildError::Store(e)
+    }
 }
 
 /// Estimated peak memory to build layer `n`: every lower layer uncompressed (one byte a
@@ -85,12 +129,18 @@ pub fn physical_memory() -> Option<u64> {
     proc_kib("/proc/meminfo", "MemTotal:")
 }
 
-/// Builds every missing layer `0..=max_seeds` in order, calling `on_layer` after each one.
-/// Layers already on disk are checked (header and block checksums) and read back, since
-/// the layers above them need their values.
+/// Builds every missing layer `0..=max_seeds` in order: for each, the values file and the
+/// distances file (see [`TableKind`]). Layers already on disk are checked (header and block
+/// checksums) and read back, since the layers above them need their values. The rule set's
+/// folder is locked for the whole build, so two builds never write into each other.
+///
+/// # Errors
+///
+/// Out-of-range options, a layer over the memory limit (refused before any work), a
+/// folder another build holds, a damaged layer on disk, or a file that cannot be written.
 pub fn build(
     opts: &BuildOptions,
-    mut on_layer: impl FnMut(&LayerReport) + Send,
+    observer: &dyn BuildObserver,
 ) -> Result<Vec<LayerReport>, BuildError> {
     if opts.max_seeds > MAX_SEEDS {
         return Err(BuildError::TooManySeeds(opts.max_seeds));
@@ -115,17 +165,64 @@ pub fn build(
     }
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(t) = opts.threads {
+        if t == 0 || t > MAX_THREADS {
+            return Err(BuildError::ThreadCount(t));
+        }
         pool = pool.num_threads(t);
     }
     let pool = pool
         .build()
         .map_err(|e| BuildError::Threads(opts.threads.unwrap_or(0), e.to_string()))?;
-    pool.install(|| build_in_pool(opts, &mut on_layer))
+    let _lock = lock_folder(&store::rules_dir(&opts.db, opts.rules))?;
+    pool.install(|| build_in_pool(opts, observer))
+}
+
+/// The file whose lock a build holds: `DIR/<rules>/build.lock`.
+pub fn lock_path(rules_dir: &Path) -> PathBuf {
+    rules_dir.join("build.lock")
+}
+
+/// Takes the build lock of a rule set's folder (creating the folder), writing this process's
+/// id into the lock file for the error a second build prints. The operating system drops
+/// the lock when the process ends, however it ends, so a killed build never leaves the
+/// folder locked.
+fn lock_folder(dir: &Path) -> Result<File, BuildError> {
+    let path = lock_path(dir);
+    let lock_err = |source| BuildError::Lock {
+        path: path.clone(),
+        source,
+    };
+    std::fs::create_dir_all(dir).map_err(lock_err)?;
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(&path)
+        .map_err(lock_err)?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let holder = std::fs::read_to_string(&path)
+                .ok()
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| "a process that did not say who it is".to_string());
+            return Err(BuildError::Locked {
+                dir: dir.to_path_buf(),
+                holder,
+            });
+        }
+        Err(std::fs::TryLockError::Error(e)) => return Err(lock_err(e)),
+    }
+    file.set_len(0).map_err(lock_err)?;
+    write!(file, "process {}", std::process::id()).map_err(lock_err)?;
+    Ok(file)
 }
 
 fn build_in_pool(
     opts: &BuildOptions,
-    on_layer: &mut (dyn FnMut(&LayerReport) + Send),
+    observer: &dyn BuildObserver,
 ) -> Result<Vec<LayerReport>, BuildError> {
     let mut layers: Vec<Vec<i8>> = Vec::new();
     let mut reports = Vec::new();
@@ -133,15 +230,15 @@ fn build_in_pool(
         let path = store::layer_path(&opts.db, opts.rules, n);
         let started = Instant::now();
         let report = if path.exists() {
-            let file = LayerFile::open(&path, opts.rules, n).map_err(BuildError::Damaged)?;
+            let file = LayerFile::open(&path, opts.rules, n).map_err(existing_layer_error)?;
             // Lower layers are only needed if something above them is still to build;
             // reading them back checks every block's checksum on the way.
             let above_missing = (n + 1..=opts.max_seeds)
                 .any(|m| !store::layer_path(&opts.db, opts.rules, m).exists());
             if above_missing {
-                layers.push(file.read_all().map_err(BuildError::Damaged)?);
+                layers.push(file.read_all().map_err(existing_layer_error)?);
             } else {
-                file.check_blocks().map_err(BuildError::Damaged)?;
+                file.check_blocks().map_err(existing_layer_error)?;
                 layers.push(Vec::new());
             }
             LayerReport {
@@ -153,16 +250,23 @@ fn build_in_pool(
                 summary: file.summary().clone(),
             }
         } else {
-            let values = solve::solve_layer(
+            observer.layer_started(n, index::size(n));
+            let solved = solve::solve_layer(opts.rules, n, &layers, observer);
+            // Distances first: a values file on disk marks a finished layer, so the layer
+            // is never taken as done without its distances.
+            let summary = LayerSummary::from_values(n, &solved.values);
+            store::write_table(
+                &opts.db,
                 opts.rules,
-                n,
-                &layers,
-                SolveOptions {
-                    progress: opts.progress,
-                },
-            );
-            let written = store::write_layer(&opts.db, opts.rules, n, &values, opts.write)?;
-            layers.push(values);
+                TableKind::Distances,
+                &solved.distances,
+                summary,
+                opts.write,
+            )?;
+            drop(solved.distances);
+            let written =
+                store::write_layer(&opts.db, opts.rules, n, &solved.values, opts.write)?;
+            layers.push(solved.values);
             LayerReport {
                 seeds: n,
                 positions: index::size(n),
@@ -172,7 +276,7 @@ fn build_in_pool(
                 summary: written.summary,
             }
         };
-        on_layer(&report);
+        observer.layer_done(&report);
         reports.push(report);
     }
     Ok(reports)

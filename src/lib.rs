@@ -4,6 +4,8 @@
 //! → [`solve`] (the retrograde pass) → [`store`] (compressed layer files) → [`build`] (the
 //! layer-by-layer driver) → [`probe`] (values, best moves, principal variations).
 
+#![warn(missing_docs, missing_debug_implementations)]
+
 pub mod board;
 pub mod build;
 pub mod index;
@@ -14,5 +16,7 @@ pub mod store;
 pub mod verify;
 
 pub use board::{Board, BoardError, MAX_SEEDS, PITS, ROW};
-pub use probe::{Database, MoveValue, Outcome, ProbeError, Verdict};
+pub use probe::{
+    Database, MoveValue, Outcome, PrincipalVariation, ProbeError, PvEnd, PvStep, Verdict,
+};
 pub use rules::{GrandSlam, Move, MoveList, Rules, RulesError, Turn};

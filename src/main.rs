@@ -10,21 +10,22 @@ fn main() -> ExitCode {
     let args = match cli::Cli::try_parse() {
         Ok(args) => args,
         Err(e) => {
-            if matches!(
-                e.kind(),
-                ErrorKind::DisplayHelp
-                    | ErrorKind::DisplayVersion
-                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
-            ) {
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
                 let _ = e.print();
                 return ExitCode::SUCCESS;
             }
+            if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                // `awari` alone: the help, on stderr, and a usage error's exit code.
+                eprint!("{}", e.render());
+                return ExitCode::from(2);
+            }
             // Every error is one line: clap's first line, which names the problem (its
-            // usage and tip lines follow on later lines, and `--help` has them all).
+            // usage and tip lines follow on later lines, and `--help` has them all), cut
+            // short if the value it quotes is huge.
             let text = e.render().to_string();
             let first = text.lines().next().unwrap_or("bad arguments");
             let first = first.strip_prefix("error: ").unwrap_or(first);
-            eprintln!("error: {first} (see awari --help)");
+            eprintln!("error: {} (see awari --help)", cli::clip_line(first));
             return ExitCode::from(2);
         }
     };
@@ -33,7 +34,7 @@ fn main() -> ExitCode {
         Ok(false) => ExitCode::FAILURE,
         Err(e) => {
             // One line, the whole cause chain.
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", cli::clip_line(&format!("{e:#}")));
             ExitCode::FAILURE
         }
     }

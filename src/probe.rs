@@ -16,7 +16,7 @@
 use crate::board::{Board, MAX_SEEDS};
 use crate::index;
 use crate::rules::{Rules, Turn};
-use crate::store::{self, LayerFile, StoreError};
+use crate::store::{self, LayerFile, StoreError, TableKind, DISTANCE_SATURATED};
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
@@ -25,14 +25,17 @@ use std::sync::{Arc, Mutex};
 /// Why a probe failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ProbeError {
+    /// The layer of the board is not in the database.
     #[error("layer {seeds} ({seeds} seeds on the board) of rules '{rules}' is not built in {}; run: awari build --rules {rules} --max-seeds {seeds} --db {}", dir.display(), dir.display())]
     LayerMissing {
         seeds: u32,
         rules: Rules,
         dir: PathBuf,
     },
+    /// The layer of the board is beyond what the build can make.
     #[error("layer {seeds} ({seeds} seeds on the board) is beyond what this program can build (at most {max} seeds)", max = crate::solve::MAX_SOLVABLE_SEEDS)]
     LayerTooLarge { seeds: u32 },
+    /// A file could not be read, or is damaged.
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -42,6 +45,7 @@ pub enum ProbeError {
 pub struct MoveValue {
     /// The mover's pit, 0..=5.
     pub pit: u8,
+    /// Seeds the move captures.
     pub captured: u8,
     /// The position after the move, from the opponent's side.
     pub child: Board,
@@ -52,12 +56,16 @@ pub struct MoveValue {
 /// Win, draw or loss, for the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
+    /// The side to move wins.
     Win,
+    /// Neither side wins.
     Draw,
+    /// The side to move loses.
     Loss,
 }
 
 impl Verdict {
+    /// The verdict of a final seed difference (the mover's seeds minus the opponent's).
     pub fn of_difference(d: i32) -> Verdict {
         match d.signum() {
             1 => Verdict::Win,
@@ -65,6 +73,7 @@ impl Verdict {
             _ => Verdict::Loss,
         }
     }
+    /// `"win"`, `"draw"` or `"loss"`.
     pub fn as_str(&self) -> &'static str {
         match self {
             Verdict::Win => "win",
@@ -77,9 +86,11 @@ impl Verdict {
 /// The end of a game in progress under perfect play.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Outcome {
+    /// Who wins.
     pub verdict: Verdict,
     /// Final score of the side to move (halves when endless play shares an odd count).
     pub mover_score: f64,
+    /// Final score of the opponent.
     pub opponent_score: f64,
 }
 
@@ -109,6 +120,7 @@ pub struct PvStep {
     /// The best move played (see [`Database::principal_variation`] for the choice among
     /// equal best moves).
     pub pit: u8,
+    /// Seeds it captures.
     pub captured: u8,
 }
 
@@ -127,22 +139,54 @@ pub enum PvEnd {
 /// stops there.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PrincipalVariation {
+    /// The moves, in order.
     pub steps: Vec<PvStep>,
+    /// The position after the last move, from its mover's side.
     pub last: Board,
+    /// Why the variation stops there.
     pub end: PvEnd,
 }
 
 const CACHE_BLOCKS: usize = 256;
+
+/// The fallback for layers without distances: the last local search's answer, reused
+/// while the line stays inside the region it covered, and given up for good once a search
+/// exceeds its budget (repeating it at every ply would cost seconds each time).
+#[derive(Default)]
+struct LocalSearch {
+    found: Option<HashMap<Board, u32>>,
+    over_budget: bool,
+}
+
+impl LocalSearch {
+    fn distances(
+        &mut self,
+        db: &Database,
+        here: &Board,
+    ) -> Result<Option<&HashMap<Board, u32>>, ProbeError> {
+        if self.over_budget {
+            return Ok(None);
+        }
+        if !self.found.as_ref().is_some_and(|d| d.contains_key(here)) {
+            self.found = db.distances_out_of_layer(here)?;
+            self.over_budget = self.found.is_none();
+        }
+        Ok(self.found.as_ref())
+    }
+}
 /// Positions a principal variation may explore to find distances within a layer.
 const PV_SEARCH_BUDGET: usize = 1 << 18;
 /// Distance of a position from which the line never leaves the layer.
 const UNREACHED: u32 = u32::MAX;
 
+/// A cached block: its table kind, layer and number.
+type BlockKey = (TableKind, u32, u64);
+
 /// Recently read blocks, evicted oldest first.
 #[derive(Default)]
 struct BlockCache {
-    blocks: HashMap<(u32, u64), Arc<Vec<i8>>>,
-    order: VecDeque<(u32, u64)>,
+    blocks: HashMap<BlockKey, Arc<Vec<u8>>>,
+    order: VecDeque<BlockKey>,
 }
 
 /// The layers of one rule set in one database folder.
@@ -150,34 +194,94 @@ pub struct Database {
     dir: PathBuf,
     rules: Rules,
     layers: Vec<Option<LayerFile>>,
+    /// The distances of each layer, where present (databases built before they existed
+    /// have none; a principal variation then searches).
+    distances: Vec<Option<LayerFile>>,
     cache: Mutex<BlockCache>,
+}
+
+impl std::fmt::Debug for Database {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let present: Vec<u32> = (0..=MAX_SEEDS).filter(|&n| self.has_layer(n)).collect();
+        f.debug_struct("Database")
+            .field("dir", &self.dir)
+            .field("rules", &self.rules)
+            .field("layers", &present)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How a database reads its files.
+#[derive(Clone, Copy)]
+enum Access {
+    Read,
+    Mapped,
 }
 
 impl Database {
     /// Opens every layer file present for `rules` under `dir` (checking each header). Missing
-    /// layers are reported when a probe needs them.
+    /// layers are reported when a probe needs them. Blocks are read with positioned reads,
+    /// so a file changed after this call gives errors, never a crash.
+    ///
+    /// # Errors
+    ///
+    /// A layer file present but unreadable, damaged, not a regular file, or of another
+    /// rule set or layer ([`StoreError`]).
     pub fn open(dir: impl AsRef<Path>, rules: Rules) -> Result<Database, StoreError> {
-        let dir = dir.as_ref().to_path_buf();
+        Self::open_with(dir.as_ref(), rules, Access::Read)
+    }
+
+    /// As [`Database::open`], but memory-maps the files, which saves a copy per cold block
+    /// read (the README has the figures).
+    ///
+    /// # Safety
+    ///
+    /// The caller promises that no layer file under `dir` is truncated or modified while
+    /// the database is open: reading a mapped file that shrank kills the process with
+    /// SIGBUS (see [`LayerFile::open_mapped`]). Files written by `awari build` are never
+    /// changed in place.
+    ///
+    /// # Errors
+    ///
+    /// As [`Database::open`].
+    pub unsafe fn open_mapped(dir: impl AsRef<Path>, rules: Rules) -> Result<Database, StoreError> {
+        Self::open_with(dir.as_ref(), rules, Access::Mapped)
+    }
+
+    fn open_with(dir: &Path, rules: Rules, access: Access) -> Result<Database, StoreError> {
+        let open = |seeds, kind| -> Result<Option<LayerFile>, StoreError> {
+            let path = store::table_path(dir, rules, seeds, kind);
+            // `symlink_metadata` does not open the file, so a FIFO cannot block here;
+            // `LayerFile` refuses anything that is not a regular file.
+            if std::fs::symlink_metadata(&path).is_err() {
+                return Ok(None);
+            }
+            Ok(Some(match access {
+                Access::Read => LayerFile::open_kind(&path, rules, seeds, kind)?,
+                // SAFETY: the caller of `open_mapped` promised the files do not change.
+                Access::Mapped => unsafe { LayerFile::open_mapped(&path, rules, seeds, kind)? },
+            }))
+        };
         let mut layers = Vec::new();
+        let mut distances = Vec::new();
         for seeds in 0..=MAX_SEEDS {
-            let path = store::layer_path(&dir, rules, seeds);
-            layers.push(if path.exists() {
-                Some(LayerFile::open(&path, rules, seeds)?)
-            } else {
-                None
-            });
+            layers.push(open(seeds, TableKind::Values)?);
+            distances.push(open(seeds, TableKind::Distances)?);
         }
         Ok(Database {
-            dir,
+            dir: dir.to_path_buf(),
             rules,
             layers,
+            distances,
             cache: Mutex::new(BlockCache::default()),
         })
     }
 
+    /// The rule set.
     pub fn rules(&self) -> Rules {
         self.rules
     }
+    /// The database folder (the rule set's files are in its subfolder).
     pub fn dir(&self) -> &Path {
         &self.dir
     }
@@ -206,20 +310,37 @@ impl Database {
 
     /// The stored value of `board`: the seed difference the side to move achieves from now
     /// on with perfect play.
+    ///
+    /// # Errors
+    ///
+    /// The board's layer is missing, or its file cannot be read or is damaged.
     pub fn value(&self, board: &Board) -> Result<i8, ProbeError> {
-        let seeds = board.seeds();
-        let layer = self.layer_or_missing(seeds)?;
-        let idx = index::rank(board);
-        let block = idx / u64::from(layer.block_size());
-        let within = (idx % u64::from(layer.block_size())) as usize;
-        let key = (seeds, block);
-        if let Some(values) = self.cache_get(key) {
-            return Ok(values[within]);
+        let layer = self.layer_or_missing(board.seeds())?;
+        Ok(self.cached_byte(layer, board)? as i8)
+    }
+
+    /// The stored round of `board` (see [`TableKind::Distances`]), if its layer has a
+    /// distances file.
+    fn distance(&self, board: &Board) -> Result<Option<u8>, ProbeError> {
+        match self.distances.get(board.seeds() as usize) {
+            Some(Some(file)) => Ok(Some(self.cached_byte(file, board)?)),
+            _ => Ok(None),
         }
-        let values = Arc::new(layer.read_block(block)?);
-        let v = values[within];
-        self.cache_put(key, values);
-        Ok(v)
+    }
+
+    /// The byte of `board` in `file`, through the block cache.
+    fn cached_byte(&self, file: &LayerFile, board: &Board) -> Result<u8, StoreError> {
+        let idx = index::rank(board);
+        let block = idx / u64::from(file.block_size());
+        let within = (idx % u64::from(file.block_size())) as usize;
+        let key = (file.kind(), file.seeds(), block);
+        if let Some(bytes) = self.cache_get(key) {
+            return Ok(bytes[within]);
+        }
+        let bytes = Arc::new(file.read_block_bytes(block)?);
+        let b = bytes[within];
+        self.cache_put(key, bytes);
+        Ok(b)
     }
 
     /// Whether layer `seeds` is built.
@@ -230,6 +351,10 @@ impl Database {
     /// The values of many boards at once. Lookups are grouped by block, so each block is
     /// read and decompressed once per call (in parallel) instead of once per board: the
     /// fast path for batches of random positions, where a block cache rarely hits.
+    ///
+    /// # Errors
+    ///
+    /// As [`Database::value`], for the first board that fails.
     pub fn values_many(&self, boards: &[Board]) -> Result<Vec<i8>, ProbeError> {
         // (layer, index, where the answer goes), sorted so a block's lookups are adjacent.
         let mut keys: Vec<(u32, u64, usize)> = Vec::with_capacity(boards.len());
@@ -278,12 +403,12 @@ impl Database {
         cache.order.clear();
     }
 
-    fn cache_get(&self, key: (u32, u64)) -> Option<Arc<Vec<i8>>> {
+    fn cache_get(&self, key: BlockKey) -> Option<Arc<Vec<u8>>> {
         let cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         cache.blocks.get(&key).cloned()
     }
 
-    fn cache_put(&self, key: (u32, u64), values: Arc<Vec<i8>>) {
+    fn cache_put(&self, key: BlockKey, values: Arc<Vec<u8>>) {
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         if cache.blocks.insert(key, values).is_none() {
             cache.order.push_back(key);
@@ -296,6 +421,10 @@ impl Database {
     }
 
     /// Every legal move with its value, in pit order (empty when the game is over).
+    ///
+    /// # Errors
+    ///
+    /// As [`Database::value`], for a child's layer.
     pub fn moves_with_values(&self, board: &Board) -> Result<Vec<MoveValue>, ProbeError> {
         let mut out = Vec::new();
         for m in &self.rules.legal_moves(board) {
@@ -311,6 +440,10 @@ impl Database {
     }
 
     /// The moves of highest value (empty when the game is over).
+    ///
+    /// # Errors
+    ///
+    /// As [`Database::moves_with_values`].
     pub fn best_moves(&self, board: &Board) -> Result<Vec<MoveValue>, ProbeError> {
         let moves = self.moves_with_values(board)?;
         let best = moves.iter().map(|m| m.value).max();
@@ -321,6 +454,10 @@ impl Database {
     }
 
     /// The outcome of a game in progress, given the seeds each side has captured so far.
+    ///
+    /// # Errors
+    ///
+    /// As [`Database::value`].
     pub fn outcome(
         &self,
         board: &Board,
@@ -337,39 +474,33 @@ impl Database {
 
     /// The move perfect play makes from `board`: a move of the best value that also makes
     /// progress (in a won position it heads for the capture that realises the value rather
-    /// than going round; in a lost one it delays as long as it can). The same choice as the
-    /// first step of [`Database::principal_variation`]. `None` when the game is over.
+    /// than going round; in a lost one it delays as long as it can), chosen as the steps of
+    /// [`Database::principal_variation`] are. `None` when the game is over.
     ///
     /// # Errors
     ///
     /// A layer the answer needs is missing or damaged.
     pub fn perfect_move(&self, board: &Board) -> Result<Option<MoveValue>, ProbeError> {
-        let pv = self.principal_variation(board, 1)?;
-        Ok(pv.steps.first().map(|step| {
-            let m = self
-                .rules
-                .legal_moves(board)
-                .iter()
-                .find(|m| m.pit == step.pit)
-                .copied()
-                .expect("the variation plays a legal move");
-            MoveValue {
-                pit: m.pit,
-                captured: m.captured,
-                child: m.child,
-                value: step.value,
-            }
-        }))
+        let mut search = LocalSearch::default();
+        Ok(self
+            .choose(board, &HashSet::new(), &mut search)?
+            .map(|(_, m)| m))
     }
 
     /// Perfect play from `board` until the game ends, a position repeats, or `max_plies`
-    /// moves. The tables hold values, not distances, and in a won position not every best
-    /// move makes progress; so when the value is not 0 the line is steered by a local
-    /// search ([`Database::distances_out_of_layer`]): the winner leaves the layer (by a
-    /// capture) as fast as it can, the loser as late as it can. If that search would exceed
-    /// its budget, each side plays a best move preferring a capture, then a new position,
-    /// then the lowest pit, and the line may then go round ([`PvEnd::Repetition`] with a
-    /// non-zero value).
+    /// moves. Every move has the best value; among equal moves, a won position takes the
+    /// one that leaves the layer soonest by the stored distances (a capture first, then the
+    /// child settled in the lowest round) and a lost one the latest, lowest pit first among
+    /// equals. Since the rounds fall at every such move, a line whose value is not 0 always
+    /// reaches a capture or the end of the game. Layers without a distances file (built by
+    /// an older version) fall back on a bounded local search
+    /// ([`Database::distances_out_of_layer`]); past its budget, each side plays a best move
+    /// preferring a capture, then a new position, then the lowest pit, and the line may then
+    /// go round ([`PvEnd::Repetition`] with a non-zero value).
+    ///
+    /// # Errors
+    ///
+    /// A layer the line needs is missing or damaged.
     pub fn principal_variation(
         &self,
         board: &Board,
@@ -378,7 +509,7 @@ impl Database {
         let mut steps = Vec::new();
         let mut seen = HashSet::new();
         let mut here = *board;
-        let mut distances: Option<HashMap<Board, u32>> = None;
+        let mut search = LocalSearch::default();
         loop {
             if let Turn::GameOver { value } = self.rules.turn(&here) {
                 return Ok(PrincipalVariation {
@@ -401,40 +532,9 @@ impl Database {
                     end: PvEnd::Limit,
                 });
             }
-            let value = self.value(&here)?;
-            let best = self.best_moves(&here)?;
-            if value != 0 && !distances.as_ref().is_some_and(|d| d.contains_key(&here)) {
-                distances = self.distances_out_of_layer(&here)?;
-            }
-            let by_distance = distances.as_ref().and_then(|d| {
-                // Captures leave the layer: distance 0 after the move.
-                let after = |m: &MoveValue| {
-                    if m.captured > 0 {
-                        Some(0)
-                    } else {
-                        d.get(&m.child).copied().filter(|&x| x != UNREACHED)
-                    }
-                };
-                if value > 0 {
-                    best.iter()
-                        .filter_map(|m| Some((after(m)?, m)))
-                        .min_by_key(|&(x, m)| (x, m.pit))
-                } else {
-                    best.iter()
-                        .filter_map(|m| Some((after(m)?, m)))
-                        .max_by_key(|&(x, m)| (x, std::cmp::Reverse(m.pit)))
-                }
-            });
-            // Without distances (a draw, or a search over budget) prefer a capture, then a
-            // move to a position not seen yet, then the lowest pit.
-            let m = match by_distance {
-                Some((_, m)) => *m,
-                None => *best
-                    .iter()
-                    .find(|m| m.captured > 0)
-                    .or_else(|| best.iter().find(|m| !seen.contains(&m.child)))
-                    .unwrap_or(&best[0]),
-            };
+            let (value, m) = self
+                .choose(&here, &seen, &mut search)?
+                .expect("a position whose game is not over has a legal move");
             steps.push(PvStep {
                 board: here,
                 value,
@@ -443,6 +543,86 @@ impl Database {
             });
             here = m.child;
         }
+    }
+
+    /// The value of `here` and the move perfect play makes there (`None` when the game is
+    /// over); `seen` holds the positions of the line so far.
+    fn choose(
+        &self,
+        here: &Board,
+        seen: &HashSet<Board>,
+        search: &mut LocalSearch,
+    ) -> Result<Option<(i8, MoveValue)>, ProbeError> {
+        let value = self.value(here)?;
+        let best = self.best_moves(here)?;
+        if best.is_empty() {
+            return Ok(None);
+        }
+        let by_distance = if value == 0 {
+            None
+        } else {
+            self.progress_move(here, value, &best, search)?
+        };
+        // Without distances (a draw, or a search over budget) prefer a capture, then a move
+        // to a position not seen yet, then the lowest pit.
+        let m = by_distance.unwrap_or_else(|| {
+            *best
+                .iter()
+                .find(|m| m.captured > 0)
+                .or_else(|| best.iter().find(|m| !seen.contains(&m.child)))
+                .unwrap_or(&best[0])
+        });
+        Ok(Some((value, m)))
+    }
+
+    /// Among the best moves of a position of value `value ≠ 0`, the one that makes
+    /// progress: the winner leaves the layer as soon as it can, the loser as late as it
+    /// can. `None` if the distances cannot tell.
+    fn progress_move(
+        &self,
+        here: &Board,
+        value: i8,
+        best: &[MoveValue],
+        search: &mut LocalSearch,
+    ) -> Result<Option<MoveValue>, ProbeError> {
+        // Plies until the layer is left, after the move: a capture leaves it at once.
+        let mut after: Vec<(u32, MoveValue)> = Vec::with_capacity(best.len());
+        match self.distance(here)? {
+            Some(d) if d != DISTANCE_SATURATED => {
+                for m in best {
+                    let d = if m.captured > 0 {
+                        0
+                    } else {
+                        let child = self.distance(&m.child)?.expect("same layer as `here`");
+                        u32::from(child) + 1
+                    };
+                    after.push((d, *m));
+                }
+            }
+            _ => {
+                let Some(d) = search.distances(self, here)? else {
+                    return Ok(None);
+                };
+                for m in best {
+                    let x = if m.captured > 0 {
+                        Some(0)
+                    } else {
+                        d.get(&m.child).copied().filter(|&x| x != UNREACHED)
+                    };
+                    if let Some(x) = x {
+                        after.push((x, *m));
+                    }
+                }
+            }
+        }
+        Ok(if value > 0 {
+            after.into_iter().min_by_key(|&(d, m)| (d, m.pit))
+        } else {
+            after
+                .into_iter()
+                .max_by_key(|&(d, m)| (d, std::cmp::Reverse(m.pit)))
+        }
+        .map(|(_, m)| m))
     }
 
     /// Plies until play leaves the layer of `start` (a capture or the end of the game) when

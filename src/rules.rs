@@ -98,9 +98,9 @@ impl FromStr for Rules {
             return Ok(r);
         }
         if key.contains("25") || key.contains("score") {
-            return Err(RulesError::ScoreDependent(name.to_string()));
+            return Err(RulesError::ScoreDependent(crate::board::clip(name)));
         }
-        Err(RulesError::Unknown(name.to_string()))
+        Err(RulesError::Unknown(crate::board::clip(name)))
     }
 }
 

@@ -54,7 +54,6 @@ fn build_fixture(rules: Rules) -> PathBuf {
             rules,
             max_seeds: TOP,
             threads: None,
-            progress: false,
             memory_limit: None,
             write: WriteOptions::default(),
         },

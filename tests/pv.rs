@@ -38,11 +38,10 @@ fn check(rules: Rules) {
         rules,
         max_seeds: MAX_N,
         threads: None,
-        progress: false,
         memory_limit: None,
         write: WriteOptions::default(),
     };
-    build(&opts, |_| {}).expect("build");
+    build(&opts, &awari::solve::Quiet).expect("build");
     let db = Database::open(dir.path(), rules).expect("open");
     let mut bad = Vec::new();
     let mut total = 0u64;

@@ -1,14 +1,17 @@
 //! One function per subcommand. Each returns an error whose Display is one line; `main`
 //! prints it and exits non-zero.
 
+use super::output::{self, say, shown};
+use super::progress::{BuildProgress, NO_LAYER};
 use super::{Cli, Command, DbArgs, LayerRange};
 use anyhow::{anyhow, bail, Context, Result};
 use awari::build::{self, BuildOptions};
 use awari::probe::{PvEnd, Verdict};
-use awari::store::WriteOptions;
+use awari::store::{temporary_path, TableKind, WriteOptions};
 use awari::{Board, Database, MoveValue, Rules, Turn};
 use serde_json::{json, Value};
 use std::io::{BufRead, Write};
+use std::sync::atomic::Ordering::Relaxed;
 
 /// Runs the command; `Ok(false)` means it ran but found problems (exit code 1).
 pub fn run(cli: Cli) -> Result<bool> {
@@ -24,7 +27,7 @@ pub fn run(cli: Cli) -> Result<bool> {
         } => cmd_build(
             db,
             max_seeds,
-            threads,
+            threads.map(usize::from),
             memory_limit,
             block_size,
             zstd_level,
@@ -60,7 +63,7 @@ fn parse_rules(name: &str) -> Result<Rules> {
 
 fn parse_board(text: &str) -> Result<Board> {
     text.parse::<Board>()
-        .map_err(|e| anyhow!("bad board '{}': {e}", text.trim()))
+        .map_err(|e| anyhow!("bad board '{}': {e}", shown(text.trim())))
 }
 
 fn open_db(args: &DbArgs) -> Result<Database> {
@@ -94,9 +97,6 @@ fn cmd_build(
     if block_size == 0 {
         bail!("--block-size must be at least 1");
     }
-    if threads == Some(0) {
-        bail!("--threads must be at least 1");
-    }
     if let Some(limit) = memory_limit {
         if limit.is_nan() || limit <= 0.0 {
             bail!("--memory-limit must be a positive number of GiB");
@@ -107,58 +107,35 @@ fn cmd_build(
         rules,
         max_seeds,
         threads,
-        progress: !quiet,
         memory_limit: memory_limit.map(|g| (g * (1u64 << 30) as f64) as u64),
         write: WriteOptions {
             block_size,
             zstd_level,
         },
     };
-    let started = std::time::Instant::now();
-    let mut header_printed = false;
-    let reports = build::build(&opts, |r| {
-        // Printed with the first layer, so a build refused up front prints only its error.
-        if !header_printed {
-            header_printed = true;
-            println!(
-                "{:>5} {:>13} {:>9} {:>12} {:>9} {:>12} {:>8} {:>12} {:>12} {:>12}",
-                "layer",
-                "positions",
-                "seconds",
-                "pos/s",
-                "peak MiB",
-                "bytes",
-                "B/pos",
-                "wins",
-                "draws",
-                "losses"
-            );
-        }
-        let rate = if r.built && r.seconds > 0.0 {
-            format!("{:.0}", r.positions as f64 / r.seconds)
+    let progress = BuildProgress::new(!quiet);
+    let building = progress.building.clone();
+    let (db_dir, rules_for_handler) = (db.db.clone(), rules);
+    // Ctrl-C: say what was lost and how to go on. Layers already on disk are whole (each is
+    // renamed into place when complete); the one being built is dropped with its temporary
+    // files, and the same command resumes there.
+    ctrlc::set_handler(move || {
+        let n = building.load(Relaxed);
+        if n == NO_LAYER {
+            eprintln!("\ninterrupted between layers; every layer on disk is whole, and the same command resumes the build");
         } else {
-            "on disk".to_string()
-        };
-        let peak = build::peak_rss()
-            .map(|b| (b >> 20).to_string())
-            .unwrap_or_else(|| "?".into());
-        println!(
-            "{:>5} {:>13} {:>9.2} {:>12} {:>9} {:>12} {:>8.4} {:>12} {:>12} {:>12}",
-            r.seeds,
-            r.positions,
-            r.seconds,
-            rate,
-            peak,
-            r.bytes,
-            r.bytes as f64 / r.positions as f64,
-            r.summary.wins(),
-            r.summary.draws(),
-            r.summary.losses()
-        );
-        let _ = std::io::stdout().flush();
-    })?;
+            for kind in [TableKind::Values, TableKind::Distances] {
+                let _ = std::fs::remove_file(temporary_path(&db_dir, rules_for_handler, n, kind));
+            }
+            eprintln!("\ninterrupted while building layer {n}; layers below it are whole on disk, and the same command resumes at layer {n}");
+        }
+        std::process::exit(130);
+    })
+    .context("installing the Ctrl-C handler")?;
+    let started = std::time::Instant::now();
+    let reports = build::build(&opts, &progress)?;
     let built = reports.iter().filter(|r| r.built).count();
-    println!(
+    say!(
         "{} layers of '{}' in {}: {} built, {} already there, {:.1} s",
         reports.len(),
         rules,
@@ -171,10 +148,20 @@ fn cmd_build(
 }
 
 fn parse_captured(text: &str) -> Result<(u32, u32)> {
-    let bad = || anyhow!("bad --captured '{text}': expected two seed counts like 20,12");
+    let bad = || {
+        anyhow!(
+            "bad --captured '{}': expected two seed counts like 20,12, at most {} in all",
+            shown(text),
+            awari::MAX_SEEDS
+        )
+    };
     let (a, b) = text.split_once(',').ok_or_else(bad)?;
     let a: u32 = a.trim().parse().map_err(|_| bad())?;
     let b: u32 = b.trim().parse().map_err(|_| bad())?;
+    // Checked here, before any sum can overflow; the board's seeds are checked later.
+    if u64::from(a) + u64::from(b) > u64::from(awari::MAX_SEEDS) {
+        return Err(bad());
+    }
     Ok((a, b))
 }
 
@@ -238,7 +225,7 @@ fn answer_json(db: &Database, a: &ProbeAnswer, captured: Option<(u32, u32)>) -> 
 
 fn check_captured(board: &Board, captured: Option<(u32, u32)>) -> Result<()> {
     if let Some((a, b)) = captured {
-        if board.seeds() + a + b > awari::MAX_SEEDS {
+        if u64::from(board.seeds()) + u64::from(a) + u64::from(b) > u64::from(awari::MAX_SEEDS) {
             bail!(
                 "--captured {a},{b} with {} seeds on the board makes more than {} seeds",
                 board.seeds(),
@@ -267,19 +254,19 @@ fn cmd_probe(
     check_captured(&board, captured)?;
     let a = answer(&db, board)?;
     if json_out {
-        println!("{}", answer_json(&db, &a, captured));
+        say!("{}", answer_json(&db, &a, captured));
         return Ok(true);
     }
-    println!(
+    say!(
         "board  {}   ({} seeds, rules {})",
         a.board,
         a.board.seeds(),
         db.rules()
     );
-    println!("{}", a.board.picture());
-    println!("value  {:+}   ({})", a.value, verdict_words(a.value));
+    say!("{}", a.board.picture());
+    say!("value  {:+}   ({})", a.value, verdict_words(a.value));
     if a.game_over {
-        println!("the game is over: the side to move cannot play");
+        say!("the game is over: the side to move cannot play");
     }
     for m in &a.moves {
         let cap = if m.captured > 0 {
@@ -287,7 +274,7 @@ fn cmd_probe(
         } else {
             "           ".to_string()
         };
-        println!(
+        say!(
             "  pit {}  {}  value {:+3}   -> {}  (opponent to move)",
             pit_name(m.pit),
             cap,
@@ -297,11 +284,11 @@ fn cmd_probe(
     }
     if !a.best.is_empty() {
         let names: Vec<String> = a.best.iter().map(|&p| pit_name(p)).collect();
-        println!("best   pit {}", names.join(", pit "));
+        say!("best   pit {}", names.join(", pit "));
     }
     if let Some((mine, theirs)) = captured {
         let o = awari::probe::outcome(a.value, a.board.seeds(), mine, theirs);
-        println!(
+        say!(
             "outcome {} for the side to move, final score {} - {}",
             o.verdict.as_str(),
             o.mover_score,
@@ -320,9 +307,16 @@ const BATCH_WAIT: std::time::Duration = std::time::Duration::from_millis(20);
 fn probe_batch(db: &Database, captured: Option<(u32, u32)>, json_out: bool) -> Result<bool> {
     // A reader thread feeds lines through a channel; the main thread takes as many as have
     // arrived (up to BATCH_LINES) and answers them together.
-    let (tx, rx) = std::sync::mpsc::sync_channel::<std::io::Result<String>>(2 * BATCH_LINES);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<std::io::Result<Line>>(2 * BATCH_LINES);
     std::thread::spawn(move || {
-        for line in std::io::stdin().lock().lines() {
+        let mut stdin = std::io::stdin().lock();
+        loop {
+            let mut bytes = Vec::new();
+            let line = match stdin.read_until(b'\n', &mut bytes) {
+                Ok(0) => break,
+                Ok(_) => Ok(Line::from_bytes(bytes)),
+                Err(e) => Err(e),
+            };
             let stop = line.is_err();
             if tx.send(line).is_err() || stop {
                 break;
@@ -344,30 +338,55 @@ fn probe_batch(db: &Database, captured: Option<(u32, u32)>, json_out: bool) -> R
         let answers = answer_lines(db, &lines, captured);
         for (line, result) in lines.iter().zip(answers) {
             line_no += 1;
-            if line.trim().is_empty() {
-                writeln!(out)?;
-                continue;
-            }
-            match result {
-                Ok(a) if json_out => writeln!(out, "{}", answer_json(db, &a, captured))?,
-                Ok(a) => {
-                    let best = if a.best.is_empty() {
-                        "game-over".to_string()
-                    } else {
-                        let names: Vec<String> = a.best.iter().map(|&p| pit_name(p)).collect();
-                        format!("best {}", names.join(","))
-                    };
-                    writeln!(out, "{} {}", a.value, best)?;
+            let written = if line.is_blank() {
+                writeln!(out)
+            } else {
+                match result {
+                    Ok(a) if json_out => writeln!(out, "{}", answer_json(db, &a, captured)),
+                    Ok(a) => {
+                        let best = if a.best.is_empty() {
+                            "game-over".to_string()
+                        } else {
+                            let names: Vec<String> =
+                                a.best.iter().map(|&p| pit_name(p)).collect();
+                            format!("best {}", names.join(","))
+                        };
+                        writeln!(out, "{} {}", a.value, best)
+                    }
+                    Err(e) => {
+                        all_ok = false;
+                        let message = output::clip_line(&format!("{e:#}"));
+                        writeln!(out, "error: line {line_no}: {message}")
+                    }
                 }
-                Err(e) => {
-                    all_ok = false;
-                    writeln!(out, "error: line {line_no}: {e:#}")?;
-                }
-            }
+            };
+            written.unwrap_or_else(|e| output::failed(e));
         }
-        out.flush()?;
+        out.flush().unwrap_or_else(|e| output::failed(e));
     }
     Ok(all_ok)
+}
+
+/// One line of `probe --batch` input, without its line break.
+enum Line {
+    Text(String),
+    /// Not UTF-8: an error for this line alone.
+    NotUtf8,
+}
+
+impl Line {
+    fn from_bytes(mut bytes: Vec<u8>) -> Line {
+        if bytes.last() == Some(&b'\n') {
+            bytes.pop();
+            if bytes.last() == Some(&b'\r') {
+                bytes.pop();
+            }
+        }
+        String::from_utf8(bytes).map_or(Line::NotUtf8, Line::Text)
+    }
+    fn is_blank(&self) -> bool {
+        matches!(self, Line::Text(t) if t.trim().is_empty())
+    }
 }
 
 /// Answers a batch of lines: every board and every child of its moves is looked up in one
@@ -375,7 +394,7 @@ fn probe_batch(db: &Database, captured: Option<(u32, u32)>, json_out: bool) -> R
 /// not built) get their own error; a damaged file fails the batch.
 fn answer_lines(
     db: &Database,
-    lines: &[String],
+    lines: &[Line],
     captured: Option<(u32, u32)>,
 ) -> Vec<Result<ProbeAnswer>> {
     let rules = db.rules();
@@ -384,10 +403,17 @@ fn answer_lines(
     // For each line answered in the grouped pass: its board, its moves, where its values start.
     let mut pending: Vec<(usize, Board, awari::MoveList, usize)> = Vec::new();
     for (i, line) in lines.iter().enumerate() {
-        if line.trim().is_empty() {
-            results.push(Some(Err(anyhow!("blank line"))));
-            continue;
-        }
+        let line = match line {
+            Line::NotUtf8 => {
+                results.push(Some(Err(anyhow!("not UTF-8 text"))));
+                continue;
+            }
+            Line::Text(t) if t.trim().is_empty() => {
+                results.push(Some(Err(anyhow!("blank line"))));
+                continue;
+            }
+            Line::Text(t) => t,
+        };
         let board = match parse_board(line).and_then(|b| check_captured(&b, captured).map(|_| b)) {
             Ok(b) => b,
             Err(e) => {
@@ -440,7 +466,7 @@ fn cmd_pv(args: DbArgs, board: &str, max_plies: usize) -> Result<bool> {
     let db = open_db(&args)?;
     let board = parse_board(board)?;
     let pv = db.principal_variation(&board, max_plies)?;
-    println!("start  {}   value {:+}", board, db.value(&board)?);
+    say!("start  {}   value {:+}", board, db.value(&board)?);
     // Captures are tallied for the side that moved first in the variation.
     let (mut first, mut second) = (0u32, 0u32);
     for (ply, step) in pv.steps.iter().enumerate() {
@@ -455,7 +481,7 @@ fn cmd_pv(args: DbArgs, board: &str, max_plies: usize) -> Result<bool> {
         } else {
             String::new()
         };
-        println!(
+        say!(
             "{:>4}. {side} {}  value {:+3}  plays pit {}{cap}",
             ply + 1,
             step.board,
@@ -465,7 +491,7 @@ fn cmd_pv(args: DbArgs, board: &str, max_plies: usize) -> Result<bool> {
     }
     let side_last = if pv.steps.len() % 2 == 0 { "A" } else { "B" };
     match pv.end {
-        PvEnd::GameOver { value } => println!(
+        PvEnd::GameOver { value } => say!(
             "end    {}   the game is over; {side_last} (to move) gets {:+} of the {} seeds left",
             pv.last,
             value,
@@ -474,21 +500,21 @@ fn cmd_pv(args: DbArgs, board: &str, max_plies: usize) -> Result<bool> {
         PvEnd::Repetition => {
             let v = db.value(&pv.last)?;
             if v == 0 {
-                println!(
+                say!(
                     "end    {}   this position repeats: endless play, the {} seeds left are shared",
                     pv.last,
                     pv.last.seeds()
                 );
             } else {
-                println!(
+                say!(
                     "end    {}   this position repeats although its value is {v:+}: the tables hold values, not distances, so this line does not show how the value is forced",
                     pv.last
                 );
             }
         }
-        PvEnd::Limit => println!("end    {}   stopped after {max_plies} moves", pv.last),
+        PvEnd::Limit => say!("end    {}   stopped after {max_plies} moves", pv.last),
     }
-    println!("captured along the way: A {first}, B {second} (A moved first)");
+    say!("captured along the way: A {first}, B {second} (A moved first)");
     Ok(true)
 }
 
@@ -523,7 +549,7 @@ fn cmd_stats(
     let (first, last) = layer_span(&db, layers)?;
     let mut rows = Vec::new();
     if !json_out {
-        println!(
+        say!(
             "{:>5} {:>13} {:>12} {:>12} {:>12} {:>12} {:>8}",
             "layer", "positions", "wins", "draws", "losses", "bytes", "B/pos"
         );
@@ -534,7 +560,7 @@ fn cmd_stats(
                 eprintln!("warning: layer {n} is not built; it is left out of the JSON");
                 continue;
             }
-            println!("{n:>5}   (not built)");
+            say!("{n:>5}   (not built)");
             continue;
         };
         let s = file.recount()?;
@@ -562,7 +588,7 @@ fn cmd_stats(
             }));
             continue;
         }
-        println!(
+        say!(
             "{n:>5} {:>13} {:>12} {:>12} {:>12} {:>12} {:>8.4}",
             s.positions,
             s.wins(),
@@ -576,11 +602,11 @@ fn cmd_stats(
                 .filter(|&v| s.count(v) > 0)
                 .map(|v| format!("{v:+}:{}", s.count(v)))
                 .collect();
-            println!("      values {}", parts.join(" "));
+            say!("      values {}", parts.join(" "));
         }
     }
     if json_out {
-        println!("{}", serde_json::to_string_pretty(&Value::Array(rows))?);
+        say!("{}", serde_json::to_string_pretty(&Value::Array(rows))?);
     }
     Ok(true)
 }
@@ -591,26 +617,25 @@ fn cmd_verify(args: DbArgs, layers: Option<LayerRange>) -> Result<bool> {
     let started = std::time::Instant::now();
     let checks = awari::verify::verify(&db, first, last, |c| {
         if c.mismatches == 0 {
-            println!(
+            say!(
                 "layer {:>2}: {} positions, checksums ok, every value equals the best of its moves",
                 c.seeds, c.positions
             );
         } else {
-            println!(
+            say!(
                 "layer {:>2}: {} positions, MISMATCHES: {}",
                 c.seeds, c.positions, c.mismatches
             );
             for m in &c.examples {
-                println!(
+                say!(
                     "  {}  stored {:+}  best over moves {:+}",
                     m.board, m.stored, m.expected
                 );
             }
         }
-        let _ = std::io::stdout().flush();
     })?;
     let bad: u64 = checks.iter().map(|c| c.mismatches).sum();
-    println!(
+    say!(
         "verified layers {first}..={last} of '{}' in {:.1} s: {}",
         db.rules(),
         started.elapsed().as_secs_f64(),
@@ -629,6 +654,12 @@ fn cmd_start(args: DbArgs, per_pit: u8) -> Result<bool> {
     }
     let db = open_db(&args)?;
     let seeds = 12 * u32::from(per_pit);
+    if seeds > awari::solve::MAX_SOLVABLE_SEEDS {
+        bail!(
+            "the opening with {per_pit} seeds per pit has {seeds} seeds on the board, more than this program builds (at most {} seeds)",
+            awari::solve::MAX_SOLVABLE_SEEDS
+        );
+    }
     if db.layer(seeds).is_none() {
         bail!(
             "the opening with {per_pit} seeds per pit needs the layers up to {seeds}; build them with: awari build --rules {} --max-seeds {seeds} --db {}",
@@ -638,37 +669,37 @@ fn cmd_start(args: DbArgs, per_pit: u8) -> Result<bool> {
     }
     let board = Board::opening(per_pit)?;
     let a = answer(&db, board)?;
-    println!(
+    say!(
         "opening: {per_pit} per pit, {seeds} seeds, rules {}",
         db.rules()
     );
-    println!("value  {:+}   ({})", a.value, verdict_words(a.value));
+    say!("value  {:+}   ({})", a.value, verdict_words(a.value));
     for m in &a.moves {
-        println!("  pit {}  value {:+}", pit_name(m.pit), m.value);
+        say!("  pit {}  value {:+}", pit_name(m.pit), m.value);
     }
     let names: Vec<String> = a.best.iter().map(|&p| pit_name(p)).collect();
-    println!("best first moves: pit {}", names.join(", pit "));
+    say!("best first moves: pit {}", names.join(", pit "));
     Ok(true)
 }
 
 fn cmd_moves(rules: &str, board: &str) -> Result<bool> {
     let rules = parse_rules(rules)?;
     let board = parse_board(board)?;
-    println!(
+    say!(
         "board  {}   ({} seeds, rules {})",
         board,
         board.seeds(),
         rules
     );
-    println!("{}", board.picture());
+    say!("{}", board.picture());
     match rules.turn(&board) {
-        Turn::GameOver { value } => println!(
+        Turn::GameOver { value } => say!(
             "the game is over: the side to move gets {value:+} of the {} seeds left",
             board.seeds()
         ),
         Turn::Moves(moves) => {
             for m in &moves {
-                println!(
+                say!(
                     "  pit {}  captures {:>2}  -> {}   (opponent to move)",
                     pit_name(m.pit),
                     m.captured,

@@ -2,12 +2,15 @@
 
 mod commands;
 mod layers;
+mod output;
+mod progress;
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
 pub use commands::run;
 pub use layers::LayerRange;
+pub use output::clip_line;
 
 /// Exact endgame databases for Awari / Oware.
 ///
@@ -43,8 +46,8 @@ pub enum Command {
         #[arg(long, default_value_t = 12)]
         max_seeds: u32,
         /// Worker threads (default: one per core).
-        #[arg(long)]
-        threads: Option<usize>,
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=awari::build::MAX_THREADS as i64))]
+        threads: Option<u16>,
         /// Refuse to start if the largest layer would need more memory than this (GiB).
         /// Default: the machine's physical memory.
         #[arg(long, allow_hyphen_values = true)]

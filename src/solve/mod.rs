@@ -24,6 +24,20 @@
 //! i.e. the best one. So the working state is two bytes a position: the best exit, and
 //! one byte that holds the counter while the position is unsettled and its value after.
 //!
+//! # Distances
+//!
+//! The pass also records, for each settled position, the *round* in which it settled:
+//! 0 when its exits alone decide it, `k + 1` when a position settled in round `k` of the
+//! same threshold decided it. A won position of value `t` settles one round after its first
+//! child enters `L_t`; a lost one, one round after its last child outside `W` enters `W_t`,
+//! and every best move of a lost position leads to a child of value exactly `t`, settled
+//! in an earlier round of the same threshold. So along perfect play the round falls at
+//! every move that stays in the layer, until a capture or the end of the game: the stored
+//! rounds let [`crate::probe`] play a won position out instead of going round (the role of
+//! a Syzygy DTZ table). The rounds live where the best exit was, since a settled position's
+//! best exit is never read again: they cost no memory. The frontier is processed round by
+//! round, so the rounds, like the values, do not depend on the thread count.
+//!
 //! Predecessors are found by un-sowing ([`unsow`]); each candidate is confirmed by playing
 //! its move forward with the rules, which keeps every rule subtlety (feeding, grand slams)
 //! in one place.
@@ -37,12 +51,12 @@
 
 mod unsow;
 
-pub use unsow::{unsow, unsow_reference};
+pub(crate) use unsow::unsow;
 
 use crate::board::Board;
 use crate::index;
 use crate::rules::{Rules, Turn};
-use indicatif::{ProgressBar, ProgressStyle};
+use crate::store::DISTANCE_SATURATED;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
@@ -72,6 +86,56 @@ fn prefetch<T>(cell: &T) {
 
 /// The largest layer the solver handles: a frontier entry packs each pit in 5 bits.
 pub const MAX_SOLVABLE_SEEDS: u32 = 31;
+
+/// What the pass reports while it runs, for a progress bar or a profile. Every method has
+/// an empty default; the calls come from worker threads.
+pub trait SolveObserver: Sync {
+    /// A phase of layer `seeds` begins.
+    fn phase(&self, _seeds: u32, _phase: Phase) {}
+    /// `positions` more positions were handled in the current phase (or settled, in a
+    /// threshold phase).
+    fn advance(&self, _positions: u64) {}
+    /// A threshold is done: how many positions its exits settled, in how many rounds of
+    /// propagation how many more settled, and how long it took.
+    fn threshold_done(&self, _seeds: u32, _t: i8, _counts: ThresholdCounts) {}
+}
+
+/// The phases of a layer's pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Every position's best capturing move and count of moves staying in the layer.
+    Exits,
+    /// Settling the positions of value `t` and `−t`.
+    Threshold(i8),
+}
+
+/// What one threshold of the pass did.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ThresholdCounts {
+    /// Positions settled by their exits alone.
+    pub by_exits: u64,
+    /// Rounds of propagation.
+    pub rounds: u32,
+    /// Positions settled by propagation.
+    pub propagated: u64,
+    /// Wall time of the threshold.
+    pub elapsed: std::time::Duration,
+}
+
+/// An observer that ignores everything.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Quiet;
+impl SolveObserver for Quiet {}
+
+/// A solved layer: values and rounds, both indexed by [`index::rank`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SolvedLayer {
+    /// The value of each position.
+    pub values: Vec<i8>,
+    /// The round in which each position settled (see the module docs), capped at
+    /// [`DISTANCE_SATURATED`]; 0 for endless play.
+    pub distances: Vec<u8>,
+}
 
 /// A newly settled position waiting to be propagated: its board, 5 bits a pit, and in the
 /// top bit whether its mover lost (entered `L`) rather than won. Carrying the board saves
@@ -157,34 +221,48 @@ impl<T: AsRef<[i8]> + Sync> LowerLayers for Vec<T> {
     }
 }
 
-/// How the pass reports progress.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct SolveOptions {
-    /// Show an indicatif progress bar on stderr (it hides itself when stderr is not a terminal).
-    pub progress: bool,
-}
-
-/// Exact values of every position of layer `n`, indexed by [`index::rank`]. `lower` must
-/// hold layers `0..n` for the same rules.
-pub fn solve_layer(rules: Rules, n: u32, lower: &dyn LowerLayers, opts: SolveOptions) -> Vec<i8> {
+/// Exact values (and rounds) of every position of layer `n`, indexed by [`index::rank`].
+/// `lower` must hold layers `0..n` for the same rules.
+///
+/// # Panics
+///
+/// If `n` is above [`MAX_SOLVABLE_SEEDS`].
+pub fn solve_layer(
+    rules: Rules,
+    n: u32,
+    lower: &dyn LowerLayers,
+    observer: &dyn SolveObserver,
+) -> SolvedLayer {
     assert!(
         n <= MAX_SOLVABLE_SEEDS,
         "layer {n} is too large for the solver"
     );
-    let size = index::size(n);
-    let bar = progress_bar(opts.progress, n, size);
-    let t0 = std::time::Instant::now();
+    observer.phase(n, Phase::Exits);
+    let (mut cells, mut best_exit) = exits_pass(rules, n, lower, observer);
+    for t in (1..=n as i8).rev() {
+        observer.phase(n, Phase::Threshold(t));
+        let counts = settle_threshold(rules, n, t, &mut cells, &mut best_exit, observer);
+        observer.threshold_done(n, t, counts);
+    }
+    finish(cells, best_exit)
+}
 
-    let mut cells: Vec<AtomicU8> = Vec::with_capacity(size as usize);
-    cells.resize_with(size as usize, || AtomicU8::new(0));
-    let mut best_exit = vec![NO_EXIT; size as usize];
-
-    // Pass 1: each position's best exit and its number of in-layer moves. Lower-layer
-    // values are looked up a batch at a time after prefetching, as in propagation.
-    bar.set_message("exits");
-    best_exit
+/// Pass 1: each position's best exit and its number of in-layer moves. Lower-layer values
+/// are looked up a batch at a time after prefetching, as in propagation.
+fn exits_pass(
+    rules: Rules,
+    n: u32,
+    lower: &dyn LowerLayers,
+    observer: &dyn SolveObserver,
+) -> (Vec<AtomicU8>, Vec<AtomicU8>) {
+    let size = index::size(n) as usize;
+    let mut cells: Vec<AtomicU8> = Vec::with_capacity(size);
+    cells.resize_with(size, || AtomicU8::new(0));
+    let mut best_exit: Vec<AtomicU8> = Vec::with_capacity(size);
+    best_exit.resize_with(size, || AtomicU8::new(NO_EXIT as u8));
+    bytes_mut(&mut best_exit)
         .par_chunks_mut(CHUNK as usize)
-        .zip(cells.par_chunks_mut(CHUNK as usize))
+        .zip(bytes_mut(&mut cells).par_chunks_mut(CHUNK as usize))
         .enumerate()
         .for_each(|(c, (exits, cells))| {
             let start = c as u64 * CHUNK;
@@ -195,8 +273,8 @@ pub fn solve_layer(rules: Rules, n: u32, lower: &dyn LowerLayers, opts: SolveOpt
                 let k = (i - start) as usize;
                 match rules.turn(&board) {
                     Turn::GameOver { value } => {
-                        exits[k] = value;
-                        *cells[k].get_mut() = cell::unsettled(0);
+                        exits[k] = value as u8;
+                        cells[k] = cell::unsettled(0);
                     }
                     Turn::Moves(moves) => {
                         let mut stays = 0u8;
@@ -210,7 +288,7 @@ pub fn solve_layer(rules: Rules, n: u32, lower: &dyn LowerLayers, opts: SolveOpt
                                 pending.push((k as u32, m.captured, seeds, idx));
                             }
                         }
-                        *cells[k].get_mut() = cell::unsettled(stays);
+                        cells[k] = cell::unsettled(stays);
                     }
                 }
                 if pending.len() >= PREFETCH_BATCH {
@@ -218,46 +296,57 @@ pub fn solve_layer(rules: Rules, n: u32, lower: &dyn LowerLayers, opts: SolveOpt
                 }
             }
             apply_exits(&mut pending, exits, lower);
-            bar.inc(exits.len() as u64);
+            observer.advance(exits.len() as u64);
         });
+    (cells, best_exit)
+}
 
-    // A profiling aid: AWARI_TIMING=1 prints the time of each phase and threshold.
-    let timing = std::env::var_os("AWARI_TIMING").is_some();
-    if timing {
-        eprintln!("layer {n}: exits {:?}", t0.elapsed());
+/// Pass 2 at threshold `t`: the positions its exits decide, then propagation round by
+/// round until nothing more settles.
+fn settle_threshold(
+    rules: Rules,
+    n: u32,
+    t: i8,
+    cells: &mut [AtomicU8],
+    best_exit: &mut [AtomicU8],
+    observer: &dyn SolveObserver,
+) -> ThresholdCounts {
+    let started = std::time::Instant::now();
+    let mut frontier = settle_by_exits(n, t, bytes_mut(cells), bytes_mut(best_exit));
+    let mut counts = ThresholdCounts {
+        by_exits: frontier.len() as u64,
+        ..ThresholdCounts::default()
+    };
+    observer.advance(frontier.len() as u64);
+    let state = State {
+        rules,
+        cells,
+        best_exit,
+    };
+    while !frontier.is_empty() {
+        counts.rounds += 1;
+        let round = counts.rounds.min(u32::from(DISTANCE_SATURATED)) as u8;
+        frontier = state.propagate(t, round, &frontier);
+        counts.propagated += frontier.len() as u64;
+        observer.advance(frontier.len() as u64);
     }
-    // Pass 2: thresholds from n down to 1.
-    bar.set_position(0);
-    for t in (1..=n as i8).rev() {
-        bar.set_message(format!("value ±{t}"));
-        let ts = std::time::Instant::now();
-        let mut frontier = seeds(n, t, bytes_mut(&mut cells), &best_exit);
-        let state = State {
-            rules,
-            cells: &cells,
-            best_exit: &best_exit,
-        };
-        let seed_time = ts.elapsed();
-        let seeded = frontier.len();
-        let mut rounds = 0;
-        let mut settled = 0;
-        bar.inc(frontier.len() as u64);
-        while !frontier.is_empty() {
-            frontier = state.propagate(t, &frontier);
-            settled += frontier.len();
-            rounds += 1;
-            bar.inc(frontier.len() as u64);
-        }
-        if timing {
-            eprintln!("  t={t}: seeds {seeded} in {seed_time:?}, {rounds} rounds settle {settled}, total {:?}", ts.elapsed());
-        }
-    }
-    bar.finish_and_clear();
-    drop(best_exit);
+    counts.elapsed = started.elapsed();
+    counts
+}
 
-    // What is left unsettled is endless play: value 0. Collecting a mapped `into_iter`
-    // reuses the allocation, so this needs no second layer-sized buffer.
-    cells
+/// The values and rounds from the final state. What is left unsettled is endless play:
+/// value 0, round 0. Collecting a mapped `into_iter` reuses each allocation, so this needs
+/// no second layer-sized buffer.
+fn finish(mut cells: Vec<AtomicU8>, mut best_exit: Vec<AtomicU8>) -> SolvedLayer {
+    bytes_mut(&mut best_exit)
+        .par_iter_mut()
+        .zip(bytes_mut(&mut cells).par_iter())
+        .for_each(|(round, &c)| {
+            if cell::is_unsettled(c) {
+                *round = 0;
+            }
+        });
+    let values = cells
         .into_iter()
         .map(|c| {
             let c = c.into_inner();
@@ -267,16 +356,18 @@ pub fn solve_layer(rules: Rules, n: u32, lower: &dyn LowerLayers, opts: SolveOpt
                 c as i8
             }
         })
-        .collect()
+        .collect();
+    let distances = best_exit.into_iter().map(AtomicU8::into_inner).collect();
+    SolvedLayer { values, distances }
 }
 
-/// Solves layers `0..=max_seeds` in memory: `result[n][index]`. For tests and small games;
-/// the build driver writes each layer to disk as it goes.
+/// Solves layers `0..=max_seeds` in memory: `result[n][index]` is a value. For tests and
+/// small games; the build driver writes each layer to disk as it goes.
 pub fn solve_all(rules: Rules, max_seeds: u32) -> Vec<Vec<i8>> {
     let mut layers: Vec<Vec<i8>> = Vec::new();
     for n in 0..=max_seeds {
-        let values = solve_layer(rules, n, &layers, SolveOptions::default());
-        layers.push(values);
+        let solved = solve_layer(rules, n, &layers, &Quiet);
+        layers.push(solved.values);
     }
     layers
 }
@@ -290,23 +381,24 @@ fn bytes_mut(cells: &mut [AtomicU8]) -> &mut [u8] {
 
 /// Positions that enter `W_t` or `L_t` by their exits alone at threshold `t`: a best exit
 /// of `t` (higher ones settled at a higher threshold), or no in-layer child left outside
-/// `W` and a best exit now `≤ −t`. They are settled here and returned.
+/// `W` and a best exit now `≤ −t`. They are settled here (in round 0) and returned.
 ///
 /// This runs once per threshold over the whole layer, so it tests 64 positions at a time
 /// with branch-free code the compiler vectorises, and only looks closer at the hits.
-fn seeds(n: u32, t: i8, cells: &mut [u8], best_exit: &[i8]) -> Vec<Settled> {
+fn settle_by_exits(n: u32, t: i8, cells: &mut [u8], best_exit: &mut [u8]) -> Vec<Settled> {
     let per_chunk: Vec<Vec<Settled>> = cells
         .par_chunks_mut(CHUNK as usize)
-        .zip(best_exit.par_chunks(CHUNK as usize))
+        .zip(best_exit.par_chunks_mut(CHUNK as usize))
         .enumerate()
         .map(|(c, (cells, exits))| {
             let start = c * CHUNK as usize;
             let mut found = Vec::new();
             // The board of the last seed found, to step forward from rather than unrank.
             let mut cursor: Option<(usize, Board)> = None;
-            for (b, (cells, exits)) in cells.chunks_mut(64).zip(exits.chunks(64)).enumerate() {
+            for (b, (cells, exits)) in cells.chunks_mut(64).zip(exits.chunks_mut(64)).enumerate() {
                 let mut hits = 0u64;
-                for (j, (&c, &e)) in cells.iter().zip(exits).enumerate() {
+                for (j, (&c, &e)) in cells.iter().zip(exits.iter()).enumerate() {
+                    let e = e as i8;
                     let unsettled = c & 0xF8 == cell::UNSETTLED;
                     let lost_all = c == cell::UNSETTLED && e <= -t;
                     let hit = unsettled & (e >= t) | lost_all;
@@ -315,8 +407,10 @@ fn seeds(n: u32, t: i8, cells: &mut [u8], best_exit: &[i8]) -> Vec<Settled> {
                 while hits != 0 {
                     let j = hits.trailing_zeros() as usize;
                     hits &= hits - 1;
-                    let settled = if exits[j] >= t { t } else { -t };
+                    let settled = if exits[j] as i8 >= t { t } else { -t };
                     cells[j] = settled as u8;
+                    // Settled by its exits: round 0 (the best exit is not needed again).
+                    exits[j] = 0;
                     let i = start + 64 * b + j;
                     let board = match cursor {
                         Some((k, mut bd)) if i - k <= STEP_INSTEAD_OF_UNRANK => {
@@ -339,11 +433,11 @@ fn seeds(n: u32, t: i8, cells: &mut [u8], best_exit: &[i8]) -> Vec<Settled> {
 
 /// Folds a batch of capturing moves into their positions' best exits, emptying it.
 #[inline]
-fn apply_exits(pending: &mut Vec<(u32, u8, u32, u64)>, exits: &mut [i8], lower: &dyn LowerLayers) {
+fn apply_exits(pending: &mut Vec<(u32, u8, u32, u64)>, exits: &mut [u8], lower: &dyn LowerLayers) {
     for &(k, captured, seeds, idx) in pending.iter() {
         let v = captured as i8 - lower.value(seeds, idx);
         let e = &mut exits[k as usize];
-        *e = (*e).max(v);
+        *e = (*e as i8).max(v) as u8;
     }
     pending.clear();
 }
@@ -351,13 +445,14 @@ fn apply_exits(pending: &mut Vec<(u32, u8, u32, u64)>, exits: &mut [i8], lower: 
 struct State<'a> {
     rules: Rules,
     cells: &'a [AtomicU8],
-    best_exit: &'a [i8],
+    /// The best exit (an `i8`) while a position is unsettled, its round once settled.
+    best_exit: &'a [AtomicU8],
 }
 
 impl State<'_> {
     /// Settles the in-layer predecessors that the newly settled `frontier` decides at
-    /// threshold `t`, and returns them.
-    fn propagate(&self, t: i8, frontier: &[Settled]) -> Vec<Settled> {
+    /// threshold `t`, in round `round`, and returns them.
+    fn propagate(&self, t: i8, round: u8, frontier: &[Settled]) -> Vec<Settled> {
         let per_chunk: Vec<Vec<Settled>> = frontier
             .par_chunks(4096)
             .map(|chunk| {
@@ -374,10 +469,10 @@ impl State<'_> {
                         batch.push((p, parent, child_lost));
                     });
                     if batch.len() >= PREFETCH_BATCH {
-                        self.update_parents(t, &mut batch, &mut found);
+                        self.update_parents(t, round, &mut batch, &mut found);
                     }
                 }
-                self.update_parents(t, &mut batch, &mut found);
+                self.update_parents(t, round, &mut batch, &mut found);
                 found
             })
             .collect();
@@ -389,18 +484,23 @@ impl State<'_> {
     fn update_parents(
         &self,
         t: i8,
+        round: u8,
         batch: &mut Vec<(usize, Board, bool)>,
         found: &mut Vec<Settled>,
     ) {
         for &(p, parent, child_lost) in batch.iter() {
-            if child_lost {
+            let settled = if child_lost {
                 // A child in L_t: its parent can move there and get ≥ t.
-                if self.settle(p, t) {
-                    found.push(Settled::new(&parent, false));
-                }
-            } else if self.count_down(p, t) {
-                // That was its parent's last way out: the parent is in L_t.
-                found.push(Settled::new(&parent, true));
+                self.settle(p, t).then(|| Settled::new(&parent, false))
+            } else {
+                // If that was its parent's last way out, the parent is in L_t.
+                self.count_down(p, t).then(|| Settled::new(&parent, true))
+            };
+            if let Some(entry) = settled {
+                // Only the thread whose compare-and-swap settled `p` gets here, and no one
+                // reads a settled position's best exit: the slot is free for its round.
+                self.best_exit[p].store(round, Relaxed);
+                found.push(entry);
             }
         }
         batch.clear();
@@ -428,7 +528,9 @@ impl State<'_> {
         let mut c = cell.load(Relaxed);
         while cell::is_unsettled(c) {
             let left = cell::counter(c) - 1;
-            let next = if left == 0 && self.best_exit[p] <= -t {
+            // If another thread settles `p` meanwhile, this may read its round instead of its
+            // best exit; the compare-and-swap below then fails and the loop ends.
+            let next = if left == 0 && (self.best_exit[p].load(Relaxed) as i8) <= -t {
                 -t as u8
             } else {
                 cell::unsettled(left)
@@ -440,26 +542,4 @@ impl State<'_> {
         }
         false
     }
-}
-
-fn progress_bar(show: bool, n: u32, size: u64) -> ProgressBar {
-    if !show {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(size);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "layer {prefix:>2} {msg:<10} [{bar:30}] {human_pos}/{human_len} {rate} eta {eta}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
-        .with_key(
-            "rate",
-            |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
-                let _ = write!(w, "{:.2} M/s", state.per_sec() / 1e6);
-            },
-        )
-        .progress_chars("=> "),
-    );
-    bar.set_prefix(n.to_string());
-    bar
 }

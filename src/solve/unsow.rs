@@ -24,7 +24,8 @@ pub fn unsow(rules: Rules, child: &Board, mut found: impl FnMut(Board)) {
 
 /// The reference un-sowing: candidates checked by generating every legal move of the
 /// parent. Kept for the tests that prove [`unsow`]'s shortcut exact.
-pub fn unsow_reference(rules: Rules, child: &Board, mut found: impl FnMut(Board)) {
+#[cfg(test)]
+pub(crate) fn unsow_reference(rules: Rules, child: &Board, mut found: impl FnMut(Board)) {
     candidates(&child.swapped(), |parent, origin, _| {
         let legal = rules
             .legal_moves(&parent)

@@ -1,4 +1,5 @@
-//! Layer files: one file per layer per rule set, `DIR/<rules>/layer-NN.awdb`.
+//! Table files: per layer per rule set, the values `DIR/<rules>/layer-NN.awdb` and the
+//! distances `DIR/<rules>/layer-NN.awdz` ([`TableKind`]), in one format.
 //!
 //! # Format (version 1, little-endian)
 //!
@@ -9,12 +10,12 @@
 //! | 12 | 1 | rules code ([`Rules::code`]) |
 //! | 13 | 1 | index kind (1: every placement, stars and bars) |
 //! | 14 | 1 | compression (1: zstd) |
-//! | 15 | 1 | value encoding (1: one `i8` per position) |
+//! | 15 | 1 | table kind (1: values, one `i8` a position; 2: distances, one `u8`) |
 //! | 16 | 4 | seeds on the board (the layer) |
 //! | 20 | 4 | positions per block |
 //! | 24 | 8 | positions |
 //! | 32 | 8 | blocks |
-//! | 40 | 97 × 8 | histogram: positions at each value −48..=48 |
+//! | 40 | 97 × 8 | histogram: positions at each value −48..=48 (of the values, in both kinds) |
 //! | 816 | 8 × (blocks + 1) | block offsets from the start of the file; the last is the file length |
 //! | … | 8 × blocks | xxh3-64 of each compressed block |
 //! | … | 8 | xxh3-64 of everything above: the header checksum |
@@ -23,41 +24,84 @@
 //! The header checksum covers every block checksum, so it stands for the whole file:
 //! opening a file checks the header (cheap), and each block is checked when it is read.
 //! A file is written under a temporary name and renamed when complete, so a file with the
-//! final name is always whole.
+//! final name is always whole. The offsets are named, and the header written and read, in
+//! one place (`header.rs`).
 
+mod header;
 mod reader;
 mod writer;
 
 pub use reader::LayerFile;
 pub use writer::{write_layer, WriteOptions, WrittenLayer};
+pub(crate) use writer::write_table;
+
 
 use crate::board::MAX_SEEDS;
 use crate::rules::Rules;
 use std::path::{Path, PathBuf};
 
-pub const MAGIC: [u8; 8] = *b"AWARIDB\0";
-pub const VERSION: u32 = 1;
-pub const INDEX_FULL: u8 = 1;
-pub const COMPRESSION_ZSTD: u8 = 1;
-pub const ENCODING_I8: u8 = 1;
+pub use header::{FIXED_LEN as FIXED_HEADER, MAGIC, VERSION};
+
 /// Histogram buckets: values −48..=48.
-pub const HISTOGRAM_LEN: usize = 2 * MAX_SEEDS as usize + 1;
-/// Bytes before the block table.
-pub const FIXED_HEADER: usize = 40 + 8 * HISTOGRAM_LEN;
+pub(crate) const HISTOGRAM_LEN: usize = 2 * MAX_SEEDS as usize + 1;
 /// Default positions per block: see the README for the measurements behind it.
 pub const DEFAULT_BLOCK: u32 = 1 << 14;
+
+/// What a table file holds, one byte per position (the header's encoding byte).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TableKind {
+    /// `layer-NN.awdb`: the value of each position, an `i8` in `−n..=n`.
+    Values,
+    /// `layer-NN.awdz`: the round of the retrograde pass in which each position's value
+    /// was settled (0 for endless play), capped at [`DISTANCE_SATURATED`]. A best move of
+    /// a won position leads to a position of a lower round or captures, and so does every
+    /// best move of a lost position: following the rounds down makes progress, as the
+    /// distances of a Syzygy DTZ table do.
+    Distances,
+}
+
+/// The stored round of a position settled in this round or any later one.
+pub const DISTANCE_SATURATED: u8 = u8::MAX;
+
+impl TableKind {
+    /// The header's encoding byte.
+    pub(crate) fn code(self) -> u8 {
+        match self {
+            TableKind::Values => 1,
+            TableKind::Distances => 2,
+        }
+    }
+    /// The file name extension.
+    pub(crate) fn extension(self) -> &'static str {
+        match self {
+            TableKind::Values => "awdb",
+            TableKind::Distances => "awdz",
+        }
+    }
+    /// Whether `byte` can be stored at a position of layer `seeds`.
+    pub(crate) fn holds(self, seeds: u32, byte: u8) -> bool {
+        match self {
+            TableKind::Values => (byte as i8).unsigned_abs() as u32 <= seeds,
+            TableKind::Distances => true,
+        }
+    }
+}
 
 /// Why a layer file was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    #[error("{path}: {source}")]
+    /// The operating system refused a read or a write; `source` says why.
+    #[error("{path}")]
     Io {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// A directory, a FIFO, a device: never opened, since reading one could block.
+    #[error("{path}: not a regular file")]
+    NotAFile { path: PathBuf },
     #[error("{path}: not an awari database file")]
     NotADatabase { path: PathBuf },
-    #[error("{path}: format version {found}, this program reads version {VERSION}")]
+    #[error("{path}: format version {found}, this program reads version {}", header::VERSION)]
     Version { path: PathBuf, found: u32 },
     #[error("{path}: built for rules '{found}', expected '{expected}'")]
     WrongRules {
@@ -81,9 +125,17 @@ pub enum StoreError {
     Corrupted { path: PathBuf, what: String },
 }
 
+impl StoreError {
+    /// Whether the file itself is bad (damaged, foreign, of another layer or rule set), as
+    /// opposed to the system refusing to read it.
+    pub fn is_damage(&self) -> bool {
+        !matches!(self, StoreError::Io { .. })
+    }
+}
+
 /// The histogram slot of value `v` (values −48..=48).
 #[inline]
-pub fn histogram_bucket(v: i8) -> usize {
+pub(crate) fn histogram_bucket(v: i8) -> usize {
     (i32::from(v) + MAX_SEEDS as i32) as usize
 }
 
@@ -131,7 +183,17 @@ pub fn rules_dir(db: &Path, rules: Rules) -> PathBuf {
     db.join(rules.name())
 }
 
-/// The file of one layer.
+/// The values file of one layer.
 pub fn layer_path(db: &Path, rules: Rules, seeds: u32) -> PathBuf {
-    rules_dir(db, rules).join(format!("layer-{seeds:02}.awdb"))
+    table_path(db, rules, seeds, TableKind::Values)
+}
+
+/// Where the table of `kind` is written before it is renamed into place.
+pub fn temporary_path(db: &Path, rules: Rules, seeds: u32, kind: TableKind) -> PathBuf {
+    table_path(db, rules, seeds, kind).with_extension(format!("{}.tmp", kind.extension()))
+}
+
+/// The file of one layer's table of `kind`.
+pub fn table_path(db: &Path, rules: Rules, seeds: u32, kind: TableKind) -> PathBuf {
+    rules_dir(db, rules).join(format!("layer-{seeds:02}.{}", kind.extension()))
 }

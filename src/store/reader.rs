@@ -1,185 +1,263 @@
-//! Reading a layer file: memory-map it, check the header, decompress blocks on demand.
+//! Reading a table file: check the header, then read and decompress blocks on demand.
+//!
+//! Blocks are read with positioned reads (`pread`) by default. A memory map would save a
+//! copy, but a safe function must not crash when someone truncates or rewrites the file
+//! after it was opened: a read past the new end of a map raises SIGBUS, a positioned read
+//! returns an error. Mapping stays available as an `unsafe` opt-in
+//! ([`LayerFile::open_mapped`]) for callers who can promise the files will not change.
 
+use super::header::{BlockTable, FixedProblem, Header, COMPRESSION_ZSTD, FIXED_LEN, INDEX_FULL};
 use super::*;
-use crate::index;
 use memmap2::Mmap;
 use rayon::prelude::*;
+use std::cell::RefCell;
 use std::fs::File;
+use std::os::unix::fs::FileExt;
 use xxhash_rust::xxh3::xxh3_64;
 
-/// An open, header-checked layer file.
+/// Where the bytes come from.
+#[derive(Debug)]
+enum Source {
+    Read(File),
+    Mapped(Mmap),
+}
+
+/// An open, header-checked table file of one layer.
 #[derive(Debug)]
 pub struct LayerFile {
     path: PathBuf,
-    map: Mmap,
+    kind: TableKind,
+    source: Source,
+    len: u64,
     seeds: u32,
     block_size: u32,
-    blocks: u64,
+    table: BlockTable,
     summary: LayerSummary,
 }
 
-fn u32_at(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
-}
-fn u64_at(b: &[u8], at: usize) -> u64 {
-    u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+thread_local! {
+    /// A decompression context per thread, reused: creating one costs about as much as
+    /// decompressing a small block.
+    static DCTX: RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { RefCell::new(None) };
+    /// The compressed bytes of the block being read, reused from block to block.
+    static READ_BUF: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
 impl LayerFile {
-    /// Opens the layer `seeds` of `rules`, refusing anything else: another file type, another
-    /// version, another rule set or layer, a truncated file, a header that fails its checksum.
+    /// Opens the values of layer `seeds` of `rules` (see [`LayerFile::open_kind`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`LayerFile::open_kind`].
     pub fn open(path: &Path, rules: Rules, seeds: u32) -> Result<LayerFile, StoreError> {
-        let path = path.to_path_buf();
-        let io = |source| StoreError::Io {
-            path: path.clone(),
+        Self::open_kind(path, rules, seeds, TableKind::Values)
+    }
+
+    /// Opens the table of `kind` for layer `seeds` of `rules`, checking its header.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Io`] when the system refuses to read it, [`StoreError::NotAFile`] for a
+    /// directory, FIFO or device (never opened, so this never blocks), and for anything but
+    /// the expected table: another file type, another version, another rule set, layer or
+    /// table kind, a truncated file, a header that fails its checksum.
+    pub fn open_kind(
+        path: &Path,
+        rules: Rules,
+        seeds: u32,
+        kind: TableKind,
+    ) -> Result<LayerFile, StoreError> {
+        let file = open_regular(path)?;
+        Self::from_source(path, rules, seeds, kind, Source::Read(file))
+    }
+
+    /// As [`LayerFile::open_kind`], but memory-maps the file: a cold block read then costs
+    /// no copy.
+    ///
+    /// # Safety
+    ///
+    /// The caller promises that nobody truncates or modifies the file while the returned
+    /// value (or anything read through it) is alive. If the file shrinks, reading a block
+    /// past its new end kills the process with SIGBUS; if it is modified, the checksums
+    /// catch it only for blocks not read yet. Layer files written by this crate are never
+    /// changed in place (they are written under another name and renamed), so the promise
+    /// holds as long as nothing else writes to the database folder.
+    ///
+    /// # Errors
+    ///
+    /// As [`LayerFile::open_kind`].
+    pub unsafe fn open_mapped(
+        path: &Path,
+        rules: Rules,
+        seeds: u32,
+        kind: TableKind,
+    ) -> Result<LayerFile, StoreError> {
+        let file = open_regular(path)?;
+        // SAFETY: read-only map; the caller promises the file does not change under it.
+        let map = unsafe { Mmap::map(&file) }.map_err(|e| io_error(path, e))?;
+        Self::from_source(path, rules, seeds, kind, Source::Mapped(map))
+    }
+
+    fn from_source(
+        path: &Path,
+        rules: Rules,
+        seeds: u32,
+        kind: TableKind,
+        source: Source,
+    ) -> Result<LayerFile, StoreError> {
+        let mut file = LayerFile {
+            path: path.to_path_buf(),
+            kind,
+            len: 0,
             source,
+            seeds,
+            block_size: 1,
+            table: BlockTable {
+                offsets: Vec::new(),
+                checksums: Vec::new(),
+            },
+            summary: LayerSummary {
+                seeds,
+                positions: 0,
+                histogram: [0; HISTOGRAM_LEN],
+            },
         };
-        let file = File::open(&path).map_err(io)?;
-        // SAFETY: the map is read-only and layer files are never modified in place (they
-        // are written under another name and renamed), so the bytes cannot change under us
-        // unless someone edits the file by hand, which the checksums then report.
-        let map = unsafe { Mmap::map(&file) }.map_err(io)?;
-        let len = map.len() as u64;
-        let corrupted = |what: &str| StoreError::Corrupted {
-            path: path.clone(),
-            what: what.to_string(),
+        file.len = match &file.source {
+            Source::Read(f) => f.metadata().map_err(|e| io_error(path, e))?.len(),
+            Source::Mapped(m) => m.len() as u64,
         };
-        let truncated = |expected: u64| StoreError::Truncated {
-            path: path.clone(),
-            expected,
-            found: len,
+        let header = file.read_header()?;
+        file.check_identity(&header, rules, seeds, kind)?;
+        file.check_layout()?;
+        file.block_size = header.block_size;
+        file.summary = LayerSummary {
+            seeds,
+            positions: header.positions,
+            histogram: header.histogram,
         };
+        Ok(file)
+    }
 
-        if map.len() < MAGIC.len() || map[..MAGIC.len()] != MAGIC {
-            return Err(StoreError::NotADatabase { path });
+    /// Reads and checks the header (fixed part, sizes, checksum), keeping the block table.
+    fn read_header(&mut self) -> Result<Header, StoreError> {
+        let fixed = self.read_at(0, FIXED_LEN.min(self.len as usize))?;
+        let header = match Header::decode_fixed(&fixed) {
+            Ok(h) => h,
+            Err(FixedProblem::NotATable) => {
+                return Err(StoreError::NotADatabase {
+                    path: self.path.clone(),
+                })
+            }
+            Err(FixedProblem::Short) => return Err(self.truncated(FIXED_LEN as u64)),
+            Err(FixedProblem::Version(found)) => {
+                return Err(StoreError::Version {
+                    path: self.path.clone(),
+                    found,
+                })
+            }
+        };
+        if !header.sizes_agree() {
+            return Err(self.corrupted("inconsistent sizes in the header".into()));
         }
-        if map.len() < FIXED_HEADER {
-            return Err(truncated(FIXED_HEADER as u64));
+        // The file length bounds the table before anything that size is allocated.
+        let whole = Header::len_with_tables(header.blocks) as u64;
+        if self.len < whole {
+            return Err(self.truncated(whole));
         }
-        let version = u32_at(&map, 8);
-        if version != VERSION {
-            return Err(StoreError::Version {
-                path,
-                found: version,
-            });
-        }
-        let (rules_code, index_kind, compression, encoding) = (map[12], map[13], map[14], map[15]);
-        let file_seeds = u32_at(&map, 16);
-        let block_size = u32_at(&map, 20);
-        let positions = u64_at(&map, 24);
-        let blocks = u64_at(&map, 32);
+        let bytes = self.read_at(0, whole as usize)?;
+        self.table = BlockTable::decode(&bytes, header.blocks)
+            .ok_or_else(|| self.corrupted("header checksum mismatch".into()))?;
+        Ok(header)
+    }
 
-        // The table's length comes from the header, so check the sizes against each other
-        // before trusting them to find the table (a damaged count must read as corruption,
-        // not as truncation).
-        if file_seeds > MAX_SEEDS
-            || positions != index::size(file_seeds)
-            || block_size == 0
-            || blocks != positions.div_ceil(u64::from(block_size))
-        {
-            return Err(corrupted("inconsistent sizes in the header"));
-        }
-        let table_end = FIXED_HEADER + 8 * (blocks as usize + 1) + 8 * blocks as usize;
-        if map.len() < table_end + 8 {
-            return Err(truncated(table_end as u64 + 8));
-        }
-        if xxh3_64(&map[..table_end]) != u64_at(&map, table_end) {
-            return Err(corrupted("header checksum mismatch"));
-        }
-        // The header is intact: now its fields can be judged.
-        if rules_code != rules.code() {
-            let found = Rules::from_code(rules_code)
+    /// The header is intact: now its fields can be judged against what was asked for.
+    fn check_identity(
+        &self,
+        header: &Header,
+        rules: Rules,
+        seeds: u32,
+        kind: TableKind,
+    ) -> Result<(), StoreError> {
+        if header.rules_code != rules.code() {
+            let found = Rules::from_code(header.rules_code)
                 .map(|r| r.name().to_string())
-                .unwrap_or_else(|| format!("unknown code {rules_code}"));
+                .unwrap_or_else(|| format!("unknown code {}", header.rules_code));
             return Err(StoreError::WrongRules {
-                path,
+                path: self.path.clone(),
                 expected: rules.name().to_string(),
                 found,
             });
         }
-        if file_seeds != seeds {
+        if header.seeds != seeds {
             return Err(StoreError::WrongLayer {
-                path,
+                path: self.path.clone(),
                 expected: seeds,
-                found: file_seeds,
+                found: header.seeds,
             });
         }
-        if index_kind != INDEX_FULL || compression != COMPRESSION_ZSTD || encoding != ENCODING_I8 {
-            return Err(corrupted(
-                "unknown index kind, compression or value encoding",
-            ));
+        if header.index_kind != INDEX_FULL || header.compression != COMPRESSION_ZSTD {
+            return Err(self.corrupted("unknown index kind or compression".into()));
         }
-        let mut histogram = [0u64; HISTOGRAM_LEN];
-        for (i, h) in histogram.iter_mut().enumerate() {
-            *h = u64_at(&map, 40 + 8 * i);
+        if header.encoding != kind.code() {
+            return Err(self.corrupted(format!(
+                "holds table kind {}, expected {} ({kind:?})",
+                header.encoding,
+                kind.code()
+            )));
         }
-        let expected_len = u64_at(&map, FIXED_HEADER + 8 * blocks as usize);
-        if expected_len != len {
-            return Err(if len < expected_len {
-                truncated(expected_len)
-            } else {
-                corrupted("trailing bytes after the last block")
-            });
-        }
-        let mut prev = (table_end + 8) as u64;
-        for b in 0..=blocks as usize {
-            let off = u64_at(&map, FIXED_HEADER + 8 * b);
-            if off < prev {
-                return Err(corrupted("block offsets out of order"));
-            }
-            prev = off;
-        }
-        Ok(LayerFile {
-            path,
-            map,
-            seeds,
-            block_size,
-            blocks,
-            summary: LayerSummary {
-                seeds,
-                positions,
-                histogram,
-            },
-        })
+        Ok(())
     }
 
+    /// The block offsets must run in order from the end of the header to the end of the
+    /// file.
+    fn check_layout(&self) -> Result<(), StoreError> {
+        let offsets = &self.table.offsets;
+        let expected_len = *offsets.last().expect("blocks + 1 offsets");
+        if expected_len != self.len {
+            return Err(if self.len < expected_len {
+                self.truncated(expected_len)
+            } else {
+                self.corrupted("trailing bytes after the last block".into())
+            });
+        }
+        let header_end = Header::len_with_tables(self.table.checksums.len() as u64) as u64;
+        if offsets[0] < header_end || offsets.windows(2).any(|w| w[1] < w[0]) {
+            return Err(self.corrupted("block offsets out of order".into()));
+        }
+        Ok(())
+    }
+
+    /// The file's path.
     pub fn path(&self) -> &Path {
         &self.path
     }
+    /// What the file holds.
+    pub fn kind(&self) -> TableKind {
+        self.kind
+    }
+    /// The layer: seeds on the board.
     pub fn seeds(&self) -> u32 {
         self.seeds
     }
+    /// Positions in the layer.
     pub fn positions(&self) -> u64 {
         self.summary.positions
     }
+    /// Positions per block.
     pub fn block_size(&self) -> u32 {
         self.block_size
     }
+    /// Blocks in the file.
     pub fn blocks(&self) -> u64 {
-        self.blocks
+        self.table.checksums.len() as u64
     }
-    /// File size in bytes.
+    /// File size in bytes (when it was opened).
     pub fn bytes(&self) -> u64 {
-        self.map.len() as u64
+        self.len
     }
-    /// The summary stored in the header at build time.
+    /// The summary of the layer's values stored in the header at build time.
     pub fn summary(&self) -> &LayerSummary {
         &self.summary
-    }
-
-    fn block_range(&self, block: u64) -> (usize, usize) {
-        let at = FIXED_HEADER + 8 * block as usize;
-        (
-            u64_at(&self.map, at) as usize,
-            u64_at(&self.map, at + 8) as usize,
-        )
-    }
-
-    fn block_checksum(&self, block: u64) -> u64 {
-        u64_at(
-            &self.map,
-            FIXED_HEADER + 8 * (self.blocks as usize + 1) + 8 * block as usize,
-        )
     }
 
     /// Positions in `block` (the last one may be short).
@@ -195,80 +273,149 @@ impl LayerFile {
         }
     }
 
-    /// The compressed bytes of one block, checked against its checksum.
-    fn checked_block_data(&self, block: u64) -> Result<&[u8], StoreError> {
-        if block >= self.blocks {
-            return Err(self.corrupted(format!("no block {block} (the layer has {})", self.blocks)));
+    fn truncated(&self, expected: u64) -> StoreError {
+        StoreError::Truncated {
+            path: self.path.clone(),
+            expected,
+            found: self.len,
         }
-        let (start, end) = self.block_range(block);
-        let data = &self.map[start..end];
-        if xxh3_64(data) != self.block_checksum(block) {
-            return Err(self.corrupted(format!("block {block} fails its checksum")));
-        }
-        Ok(data)
     }
 
-    /// The values of one block, checked against its checksum.
-    pub fn read_block(&self, block: u64) -> Result<Vec<i8>, StoreError> {
-        let data = self.checked_block_data(block)?;
-        let want = self.block_len(block);
-        let mut bytes = vec![0u8; want];
-        // A decompression context per thread, reused: creating one costs about as much as
-        // decompressing a small block.
-        thread_local! {
-            static DCTX: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
-                const { std::cell::RefCell::new(None) };
-        }
-        let got = DCTX.with(|cell| {
-            let mut slot = cell.borrow_mut();
-            if slot.is_none() {
-                *slot = Some(zstd::bulk::Decompressor::new()?);
+    /// `len` bytes from `offset`, copied. A file that has shrunk since it was opened reads
+    /// as damaged, never as a crash.
+    fn read_at(&self, offset: u64, len: usize) -> Result<Vec<u8>, StoreError> {
+        let mut buf = vec![0u8; len];
+        self.read_into(offset, &mut buf)?;
+        Ok(buf)
+    }
+
+    fn read_into(&self, offset: u64, buf: &mut [u8]) -> Result<(), StoreError> {
+        match &self.source {
+            Source::Read(f) => f.read_exact_at(buf, offset).map_err(|e| {
+                if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                    self.corrupted("the file is shorter than when it was opened".into())
+                } else {
+                    io_error(&self.path, e)
+                }
+            }),
+            Source::Mapped(m) => {
+                let start = offset as usize;
+                let bytes = m
+                    .get(start..start + buf.len())
+                    .ok_or_else(|| self.corrupted("read past the end of the map".into()))?;
+                buf.copy_from_slice(bytes);
+                Ok(())
             }
-            let dctx = slot.as_mut().expect("just set");
-            dctx.decompress_to_buffer(data, &mut bytes[..])
-        });
+        }
+    }
+
+    /// Calls `f` with the compressed bytes of `block`, checked against its checksum.
+    fn with_checked_block<R>(
+        &self,
+        block: u64,
+        f: impl FnOnce(&[u8]) -> R,
+    ) -> Result<R, StoreError> {
+        if block >= self.blocks() {
+            return Err(self.corrupted(format!(
+                "no block {block} (the layer has {})",
+                self.blocks()
+            )));
+        }
+        let (start, end) = (
+            self.table.offsets[block as usize],
+            self.table.offsets[block as usize + 1],
+        );
+        let sum = self.table.checksums[block as usize];
+        let check = |data: &[u8]| {
+            if xxh3_64(data) == sum {
+                Ok(())
+            } else {
+                Err(self.corrupted(format!("block {block} fails its checksum")))
+            }
+        };
+        match &self.source {
+            Source::Mapped(m) => {
+                let data = &m[start as usize..end as usize];
+                check(data)?;
+                Ok(f(data))
+            }
+            Source::Read(_) => READ_BUF.with(|cell| {
+                let mut buf = cell.borrow_mut();
+                buf.resize((end - start) as usize, 0);
+                self.read_into(start, &mut buf)?;
+                check(&buf)?;
+                Ok(f(&buf))
+            }),
+        }
+    }
+
+    /// The bytes of one block, checked against its checksum and the table kind's range.
+    pub fn read_block_bytes(&self, block: u64) -> Result<Vec<u8>, StoreError> {
+        let want = self.block_len(block.min(self.blocks().saturating_sub(1)));
+        let mut bytes = vec![0u8; want];
+        let got = self.with_checked_block(block, |data| {
+            DCTX.with(|cell| {
+                let mut slot = cell.borrow_mut();
+                if slot.is_none() {
+                    *slot = Some(zstd::bulk::Decompressor::new()?);
+                }
+                let dctx = slot.as_mut().expect("just set");
+                dctx.decompress_to_buffer(data, &mut bytes[..])
+            })
+        })?;
         match got {
             Ok(len) if len == want => {}
             Ok(_) => return Err(self.corrupted(format!("block {block} has the wrong length"))),
             Err(e) => return Err(self.corrupted(format!("block {block} does not decompress: {e}"))),
         }
-        let limit = self.seeds as i8;
-        if let Some(&b) = bytes
-            .iter()
-            .find(|&&b| !(-limit..=limit).contains(&(b as i8)))
-        {
+        if let Some(&b) = bytes.iter().find(|&&b| !self.kind.holds(self.seeds, b)) {
             return Err(self.corrupted(format!("block {block} holds value {}", b as i8)));
         }
+        Ok(bytes)
+    }
+
+    /// The values of one block of a values file, checked against its checksum.
+    pub fn read_block(&self, block: u64) -> Result<Vec<i8>, StoreError> {
         // Same size and alignment: this reuses the buffer.
-        Ok(bytes.into_iter().map(|b| b as i8).collect())
+        Ok(self
+            .read_block_bytes(block)?
+            .into_iter()
+            .map(|b| b as i8)
+            .collect())
     }
 
     /// Checks every block's checksum without decompressing.
     pub fn check_blocks(&self) -> Result<(), StoreError> {
-        (0..self.blocks)
+        (0..self.blocks())
             .into_par_iter()
-            .try_for_each(|b| self.checked_block_data(b).map(|_| ()))
+            .try_for_each(|b| self.with_checked_block(b, |_| ()))
     }
 
-    /// Every value of the layer, decompressed (in parallel).
-    pub fn read_all(&self) -> Result<Vec<i8>, StoreError> {
-        let mut out = vec![0i8; self.positions() as usize];
+    /// Every byte of the table, decompressed (in parallel).
+    pub fn read_all_bytes(&self) -> Result<Vec<u8>, StoreError> {
+        let mut out = vec![0u8; self.positions() as usize];
         out.par_chunks_mut(self.block_size as usize)
             .enumerate()
             .try_for_each(|(b, chunk)| {
-                let values = self.read_block(b as u64)?;
-                chunk.copy_from_slice(&values);
+                chunk.copy_from_slice(&self.read_block_bytes(b as u64)?);
                 Ok(())
             })?;
         Ok(out)
     }
-}
 
-impl LayerFile {
+    /// Every value of the layer, decompressed (in parallel).
+    pub fn read_all(&self) -> Result<Vec<i8>, StoreError> {
+        Ok(self
+            .read_all_bytes()?
+            .into_iter()
+            .map(|b| b as i8)
+            .collect())
+    }
+
     /// Recounts the value histogram from the stored values, block by block in parallel,
     /// never holding more than one block per thread.
     pub fn recount(&self) -> Result<LayerSummary, StoreError> {
-        let histogram = (0..self.blocks)
+        let histogram = (0..self.blocks())
             .into_par_iter()
             .try_fold(
                 || [0u64; HISTOGRAM_LEN],
@@ -294,4 +441,28 @@ impl LayerFile {
             histogram,
         })
     }
+}
+
+fn io_error(path: &Path, source: std::io::Error) -> StoreError {
+    StoreError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Opens `path` for reading if it is a regular file. The type is checked before the open,
+/// since opening a FIFO blocks until a writer comes, and again on the open file.
+pub(crate) fn open_regular(path: &Path) -> Result<File, StoreError> {
+    let not_a_file = || StoreError::NotAFile {
+        path: path.to_path_buf(),
+    };
+    let meta = std::fs::metadata(path).map_err(|e| io_error(path, e))?;
+    if !meta.is_file() {
+        return Err(not_a_file());
+    }
+    let file = File::open(path).map_err(|e| io_error(path, e))?;
+    if !file.metadata().map_err(|e| io_error(path, e))?.is_file() {
+        return Err(not_a_file());
+    }
+    Ok(file)
 }

@@ -1,6 +1,7 @@
 //! Writing a layer file: compress blocks in parallel, write under a temporary name, sync,
 //! rename.
 
+use super::header::Header;
 use super::*;
 use crate::index;
 use rayon::prelude::*;
@@ -8,9 +9,13 @@ use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use xxhash_rust::xxh3::xxh3_64;
 
+/// How table files are written.
 #[derive(Clone, Copy, Debug)]
 pub struct WriteOptions {
+    /// Positions per compressed block: smaller blocks make cold probes cheaper, larger
+    /// ones compress better.
     pub block_size: u32,
+    /// zstd level, 1..=22.
     pub zstd_level: i32,
 }
 
@@ -26,6 +31,7 @@ impl Default for WriteOptions {
 /// What [`write_layer`] wrote.
 #[derive(Clone, Debug)]
 pub struct WrittenLayer {
+    /// Where it was written.
     pub path: PathBuf,
     /// The file's size in bytes.
     pub bytes: u64,
@@ -34,7 +40,16 @@ pub struct WrittenLayer {
 }
 
 /// Writes `values` (layer `seeds`, every position in index order) to its final path under
-/// `db`, atomically.
+/// `db`, atomically: under a temporary name first, renamed when complete and synced.
+///
+/// # Errors
+///
+/// [`StoreError::Io`] when a folder or the file cannot be created or written (a full disk,
+/// say); the temporary file is then removed.
+///
+/// # Panics
+///
+/// If `values` does not hold exactly the positions of layer `seeds`.
 pub fn write_layer(
     db: &Path,
     rules: Rules,
@@ -42,50 +57,60 @@ pub fn write_layer(
     values: &[i8],
     opts: WriteOptions,
 ) -> Result<WrittenLayer, StoreError> {
-    assert_eq!(values.len() as u64, index::size(seeds));
-    let path = layer_path(db, rules, seeds);
+    let summary = LayerSummary::from_values(seeds, values);
+    let bytes = as_bytes(values);
+    write_table(db, rules, TableKind::Values, bytes, summary, opts)
+}
+
+/// The bytes of an `i8` slice, without copying.
+fn as_bytes(values: &[i8]) -> &[u8] {
+    // SAFETY: i8 and u8 have the same size and alignment, and every bit pattern is valid
+    // for both.
+    unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), values.len()) }
+}
+
+/// Writes one table of `kind` for layer `summary.seeds` (its bytes in index order, and the
+/// summary of the layer's values for the header), atomically.
+pub(crate) fn write_table(
+    db: &Path,
+    rules: Rules,
+    kind: TableKind,
+    bytes: &[u8],
+    summary: LayerSummary,
+    opts: WriteOptions,
+) -> Result<WrittenLayer, StoreError> {
+    let seeds = summary.seeds;
+    assert_eq!(bytes.len() as u64, index::size(seeds));
+    let path = table_path(db, rules, seeds, kind);
     let io = |source| StoreError::Io {
         path: path.clone(),
         source,
     };
     fs::create_dir_all(rules_dir(db, rules)).map_err(io)?;
 
-    let blocks: Vec<Vec<u8>> = values
+    let blocks: Vec<Vec<u8>> = bytes
         .par_chunks(opts.block_size as usize)
         .map(|chunk| {
-            // A copy as bytes (one block at a time) keeps this free of unsafe casts.
-            let bytes: Vec<u8> = chunk.iter().map(|&v| v as u8).collect();
-            zstd::bulk::compress(&bytes, opts.zstd_level)
+            zstd::bulk::compress(chunk, opts.zstd_level)
                 .expect("zstd compression of a memory buffer")
         })
         .collect();
-    let summary = LayerSummary::from_values(seeds, values);
-    let header = encode_header(rules, seeds, opts.block_size, &summary, &blocks);
+    let header = Header::new(rules, kind, opts.block_size, &summary);
+    let lens: Vec<u64> = blocks.iter().map(|b| b.len() as u64).collect();
+    let sums: Vec<u64> = blocks.iter().map(|b| xxh3_64(b)).collect();
+    let header = header.encode(&lens, &sums);
 
-    let tmp = path.with_extension("awdb.tmp");
-    let io_tmp = |source| StoreError::Io {
-        path: tmp.clone(),
-        source,
-    };
-    {
-        let file = File::create(&tmp).map_err(io_tmp)?;
-        let mut w = BufWriter::with_capacity(1 << 20, file);
-        w.write_all(&header).map_err(io_tmp)?;
-        for b in &blocks {
-            w.write_all(b).map_err(io_tmp)?;
-        }
-        let file = w.into_inner().map_err(|e| io_tmp(e.into_error()))?;
-        file.sync_all().map_err(io_tmp)?;
+    let tmp = temporary_path(db, rules, seeds, kind);
+    let written = write_synced(&tmp, &header, &blocks);
+    if let Err(source) = written {
+        // Leave nothing behind: a full disk must not stay full of a file nobody will use.
+        let _ = fs::remove_file(&tmp);
+        return Err(StoreError::Io { path: tmp, source });
     }
-    // A hook for the interrupted-build test: die with the layer written but not renamed.
-    if std::env::var("AWARI_TEST_ABORT_BEFORE_RENAME")
-        .ok()
-        .as_deref()
-        == Some(&seeds.to_string())
-    {
-        std::process::abort();
+    if let Err(source) = fs::rename(&tmp, &path) {
+        let _ = fs::remove_file(&tmp);
+        return Err(io(source));
     }
-    fs::rename(&tmp, &path).map_err(io)?;
     if let Some(dir) = path.parent() {
         // Make the rename itself durable.
         if let Ok(d) = File::open(dir) {
@@ -100,38 +125,14 @@ pub fn write_layer(
     })
 }
 
-fn encode_header(
-    rules: Rules,
-    seeds: u32,
-    block_size: u32,
-    summary: &LayerSummary,
-    blocks: &[Vec<u8>],
-) -> Vec<u8> {
-    let n_blocks = blocks.len();
-    let header_len = FIXED_HEADER + 8 * (n_blocks + 1) + 8 * n_blocks + 8;
-    let mut h = Vec::with_capacity(header_len);
-    h.extend_from_slice(&MAGIC);
-    h.extend_from_slice(&VERSION.to_le_bytes());
-    h.extend_from_slice(&[rules.code(), INDEX_FULL, COMPRESSION_ZSTD, ENCODING_I8]);
-    h.extend_from_slice(&seeds.to_le_bytes());
-    h.extend_from_slice(&block_size.to_le_bytes());
-    h.extend_from_slice(&summary.positions.to_le_bytes());
-    h.extend_from_slice(&(n_blocks as u64).to_le_bytes());
-    for c in summary.histogram {
-        h.extend_from_slice(&c.to_le_bytes());
-    }
-    debug_assert_eq!(h.len(), FIXED_HEADER);
-    let mut offset = header_len as u64;
-    h.extend_from_slice(&offset.to_le_bytes());
+/// Writes the header and the blocks to `tmp` and syncs it to disk.
+fn write_synced(tmp: &Path, header: &[u8], blocks: &[Vec<u8>]) -> std::io::Result<()> {
+    let file = File::create(tmp)?;
+    let mut w = BufWriter::with_capacity(1 << 20, file);
+    w.write_all(header)?;
     for b in blocks {
-        offset += b.len() as u64;
-        h.extend_from_slice(&offset.to_le_bytes());
+        w.write_all(b)?;
     }
-    for b in blocks {
-        h.extend_from_slice(&xxh3_64(b).to_le_bytes());
-    }
-    let sum = xxh3_64(&h);
-    h.extend_from_slice(&sum.to_le_bytes());
-    debug_assert_eq!(h.len(), header_len);
-    h
+    let file = w.into_inner().map_err(|e| e.into_error())?;
+    file.sync_all()
 }

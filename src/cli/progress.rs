@@ -1,0 +1,144 @@
+//! What a build shows while it runs: a progress bar per layer (indicatif, on stderr), the
+//! per-layer table on stdout, the `AWARI_TIMING` profile, and which layer a Ctrl-C stopped.
+
+use super::output::say;
+use awari::build::{self, BuildObserver, LayerReport};
+use awari::solve::{Phase, SolveObserver, ThresholdCounts};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// No layer is being built.
+pub const NO_LAYER: u32 = u32::MAX;
+
+/// The build's observer.
+pub struct BuildProgress {
+    bar: ProgressBar,
+    /// `AWARI_TIMING=1`: each phase's wall time on stderr, a profiling aid.
+    timing: bool,
+    phase_started: Mutex<Instant>,
+    table_started: AtomicBool,
+    /// The layer being built, for the Ctrl-C handler.
+    pub building: Arc<AtomicU32>,
+}
+
+impl BuildProgress {
+    pub fn new(show_bar: bool) -> BuildProgress {
+        let bar = if show_bar {
+            ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr())
+        } else {
+            ProgressBar::hidden()
+        };
+        bar.set_style(
+            ProgressStyle::with_template(
+                "layer {prefix:>2} {msg:<10} [{bar:30}] {human_pos}/{human_len} {rate} eta {eta}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .with_key(
+                "rate",
+                |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = write!(w, "{:.2} M/s", state.per_sec() / 1e6);
+                },
+            )
+            .progress_chars("=> "),
+        );
+        BuildProgress {
+            bar,
+            timing: std::env::var_os("AWARI_TIMING").is_some(),
+            phase_started: Mutex::new(Instant::now()),
+            table_started: AtomicBool::new(false),
+            building: Arc::new(AtomicU32::new(NO_LAYER)),
+        }
+    }
+
+    fn phase_elapsed(&self) -> std::time::Duration {
+        let mut started = self.phase_started.lock().unwrap_or_else(|e| e.into_inner());
+        let elapsed = started.elapsed();
+        *started = Instant::now();
+        elapsed
+    }
+}
+
+impl SolveObserver for BuildProgress {
+    fn phase(&self, seeds: u32, phase: Phase) {
+        match phase {
+            Phase::Exits => {
+                self.phase_elapsed();
+                self.bar.set_message("exits");
+            }
+            Phase::Threshold(t) => {
+                if self.timing && t == seeds as i8 {
+                    eprintln!("layer {seeds}: exits {:?}", self.phase_elapsed());
+                }
+                if t == seeds as i8 {
+                    // The thresholds together settle each position at most once.
+                    self.bar.set_position(0);
+                }
+                self.bar.set_message(format!("value ±{t}"));
+            }
+        }
+    }
+    fn advance(&self, positions: u64) {
+        self.bar.inc(positions);
+    }
+    fn threshold_done(&self, _seeds: u32, t: i8, c: ThresholdCounts) {
+        if self.timing {
+            eprintln!(
+                "  t={t}: {} settled by exits, {} rounds settle {}, total {:?}",
+                c.by_exits, c.rounds, c.propagated, c.elapsed
+            );
+        }
+    }
+}
+
+impl BuildObserver for BuildProgress {
+    fn layer_started(&self, seeds: u32, positions: u64) {
+        self.building.store(seeds, Relaxed);
+        self.bar.reset();
+        self.bar.set_length(positions);
+        self.bar.set_prefix(seeds.to_string());
+    }
+
+    fn layer_done(&self, r: &LayerReport) {
+        self.building.store(NO_LAYER, Relaxed);
+        self.bar.finish_and_clear();
+        // Printed with the first layer, so a build refused up front prints only its error.
+        if !self.table_started.swap(true, Relaxed) {
+            say!(
+                "{:>5} {:>13} {:>9} {:>12} {:>9} {:>12} {:>8} {:>12} {:>12} {:>12}",
+                "layer",
+                "positions",
+                "seconds",
+                "pos/s",
+                "peak MiB",
+                "bytes",
+                "B/pos",
+                "wins",
+                "draws",
+                "losses"
+            );
+        }
+        let rate = if r.built && r.seconds > 0.0 {
+            format!("{:.0}", r.positions as f64 / r.seconds)
+        } else {
+            "on disk".to_string()
+        };
+        let peak = build::peak_rss()
+            .map(|b| (b >> 20).to_string())
+            .unwrap_or_else(|| "?".into());
+        say!(
+            "{:>5} {:>13} {:>9.2} {:>12} {:>9} {:>12} {:>8.4} {:>12} {:>12} {:>12}",
+            r.seeds,
+            r.positions,
+            r.seconds,
+            rate,
+            peak,
+            r.bytes,
+            r.bytes as f64 / r.positions as f64,
+            r.summary.wins(),
+            r.summary.draws(),
+            r.summary.losses()
+        );
+    }
+}

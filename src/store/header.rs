@@ -1,0 +1,237 @@
+//! The one definition of a table file's header: its fields, their offsets, and the code
+//! that writes and reads them. The writer and the reader both go through [`Header`], so
+//! they cannot drift apart.
+
+use super::{LayerSummary, TableKind, HISTOGRAM_LEN};
+use crate::rules::Rules;
+use xxhash_rust::xxh3::xxh3_64;
+
+/// First bytes of every table file.
+pub const MAGIC: [u8; 8] = *b"AWARIDB\0";
+/// The format version this program writes and reads.
+pub const VERSION: u32 = 1;
+/// Index kind 1: every placement of the layer's seeds (stars and bars).
+pub(crate) const INDEX_FULL: u8 = 1;
+/// Compression 1: each block is one zstd frame.
+pub(crate) const COMPRESSION_ZSTD: u8 = 1;
+
+/// Byte offsets of the fixed fields.
+mod at {
+    pub const MAGIC: usize = 0;
+    pub const VERSION: usize = 8;
+    pub const RULES: usize = 12;
+    pub const INDEX_KIND: usize = 13;
+    pub const COMPRESSION: usize = 14;
+    pub const ENCODING: usize = 15;
+    pub const SEEDS: usize = 16;
+    pub const BLOCK_SIZE: usize = 20;
+    pub const POSITIONS: usize = 24;
+    pub const BLOCKS: usize = 32;
+    pub const HISTOGRAM: usize = 40;
+}
+
+/// Bytes before the block table.
+pub const FIXED_LEN: usize = at::HISTOGRAM + 8 * HISTOGRAM_LEN;
+
+/// The fixed fields of a header, as numbers. Nothing here is trusted until
+/// [`Header::check_sizes`] and the header checksum say so.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Header {
+    pub rules_code: u8,
+    pub index_kind: u8,
+    pub compression: u8,
+    pub encoding: u8,
+    pub seeds: u32,
+    pub block_size: u32,
+    pub positions: u64,
+    pub blocks: u64,
+    pub histogram: [u64; HISTOGRAM_LEN],
+}
+
+/// What is wrong with the fixed part of a header, before any path is attached.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum FixedProblem {
+    /// Not a table file at all.
+    NotATable,
+    /// Shorter than the fixed part.
+    Short,
+    /// Another format version.
+    Version(u32),
+}
+
+fn u32_at(b: &[u8], i: usize) -> u32 {
+    u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes"))
+}
+fn u64_at(b: &[u8], i: usize) -> u64 {
+    u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"))
+}
+
+impl Header {
+    /// The header of a table of `kind` for layer `summary.seeds` of `rules`.
+    pub fn new(rules: Rules, kind: TableKind, block_size: u32, summary: &LayerSummary) -> Header {
+        Header {
+            rules_code: rules.code(),
+            index_kind: INDEX_FULL,
+            compression: COMPRESSION_ZSTD,
+            encoding: kind.code(),
+            seeds: summary.seeds,
+            block_size,
+            positions: summary.positions,
+            blocks: summary.positions.div_ceil(u64::from(block_size)),
+            histogram: summary.histogram,
+        }
+    }
+
+    /// Length of the whole header of a file with `blocks` blocks: the fixed part, the block
+    /// offsets (one more than the blocks: the last is the file length), one checksum a
+    /// block, and the header checksum.
+    pub fn len_with_tables(blocks: u64) -> usize {
+        Self::tables_end(blocks) + 8
+    }
+
+    /// Where the block checksums end and the header checksum starts.
+    pub fn tables_end(blocks: u64) -> usize {
+        FIXED_LEN + 8 * (blocks as usize + 1) + 8 * blocks as usize
+    }
+
+    /// The whole header for compressed blocks of these lengths and checksums.
+    pub fn encode(&self, block_lens: &[u64], block_sums: &[u64]) -> Vec<u8> {
+        assert_eq!(block_lens.len() as u64, self.blocks);
+        assert_eq!(block_sums.len() as u64, self.blocks);
+        let len = Self::len_with_tables(self.blocks);
+        let mut h = Vec::with_capacity(len);
+        h.extend_from_slice(&MAGIC);
+        h.extend_from_slice(&VERSION.to_le_bytes());
+        h.extend_from_slice(&[
+            self.rules_code,
+            self.index_kind,
+            self.compression,
+            self.encoding,
+        ]);
+        h.extend_from_slice(&self.seeds.to_le_bytes());
+        h.extend_from_slice(&self.block_size.to_le_bytes());
+        h.extend_from_slice(&self.positions.to_le_bytes());
+        h.extend_from_slice(&self.blocks.to_le_bytes());
+        for c in self.histogram {
+            h.extend_from_slice(&c.to_le_bytes());
+        }
+        debug_assert_eq!(h.len(), FIXED_LEN);
+        let mut offset = len as u64;
+        h.extend_from_slice(&offset.to_le_bytes());
+        for l in block_lens {
+            offset += l;
+            h.extend_from_slice(&offset.to_le_bytes());
+        }
+        for s in block_sums {
+            h.extend_from_slice(&s.to_le_bytes());
+        }
+        let sum = xxh3_64(&h);
+        h.extend_from_slice(&sum.to_le_bytes());
+        debug_assert_eq!(h.len(), len);
+        h
+    }
+
+    /// Reads the fixed fields from the first bytes of a file.
+    pub fn decode_fixed(bytes: &[u8]) -> Result<Header, FixedProblem> {
+        if bytes.len() < MAGIC.len() || bytes[at::MAGIC..at::MAGIC + 8] != MAGIC {
+            return Err(FixedProblem::NotATable);
+        }
+        if bytes.len() < FIXED_LEN {
+            return Err(FixedProblem::Short);
+        }
+        let version = u32_at(bytes, at::VERSION);
+        if version != VERSION {
+            return Err(FixedProblem::Version(version));
+        }
+        let mut histogram = [0u64; HISTOGRAM_LEN];
+        for (i, h) in histogram.iter_mut().enumerate() {
+            *h = u64_at(bytes, at::HISTOGRAM + 8 * i);
+        }
+        Ok(Header {
+            rules_code: bytes[at::RULES],
+            index_kind: bytes[at::INDEX_KIND],
+            compression: bytes[at::COMPRESSION],
+            encoding: bytes[at::ENCODING],
+            seeds: u32_at(bytes, at::SEEDS),
+            block_size: u32_at(bytes, at::BLOCK_SIZE),
+            positions: u64_at(bytes, at::POSITIONS),
+            blocks: u64_at(bytes, at::BLOCKS),
+            histogram,
+        })
+    }
+
+    /// Whether the sizes agree with each other, so the block table can be located. A
+    /// damaged count must read as corruption, not as truncation.
+    pub fn sizes_agree(&self) -> bool {
+        self.seeds <= crate::board::MAX_SEEDS
+            && self.positions == crate::index::size(self.seeds)
+            && self.block_size != 0
+            && self.blocks == self.positions.div_ceil(u64::from(self.block_size))
+    }
+}
+
+/// The block table of a checked header: offsets and checksums, kept in memory.
+#[derive(Clone, Debug)]
+pub(crate) struct BlockTable {
+    /// `blocks + 1` offsets from the start of the file; the last is the file length.
+    pub offsets: Vec<u64>,
+    pub checksums: Vec<u64>,
+}
+
+impl BlockTable {
+    /// Splits the tables out of the whole header, checking the header checksum first.
+    /// `None` when the checksum fails.
+    pub fn decode(header: &[u8], blocks: u64) -> Option<BlockTable> {
+        let end = Header::tables_end(blocks);
+        if header.len() < end + 8 || xxh3_64(&header[..end]) != u64_at(header, end) {
+            return None;
+        }
+        let b = blocks as usize;
+        let offsets = (0..=b).map(|i| u64_at(header, FIXED_LEN + 8 * i)).collect();
+        let sums_at = FIXED_LEN + 8 * (b + 1);
+        let checksums = (0..b).map(|i| u64_at(header, sums_at + 8 * i)).collect();
+        Some(BlockTable { offsets, checksums })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encode_then_decode_gives_the_same_fields() {
+        let values = vec![1i8, -1, 0, 2, 2];
+        let mut summary = LayerSummary::from_values(2, &values);
+        summary.positions = crate::index::size(2);
+        let header = Header::new(Rules::ABAPA, TableKind::Values, 7, &summary);
+        let lens = [10u64, 20, 5, 7, 1, 1, 1, 1, 1, 1, 1][..header.blocks as usize].to_vec();
+        let sums: Vec<u64> = (0..header.blocks).map(|b| b * 31 + 5).collect();
+        let bytes = header.encode(&lens, &sums);
+        assert_eq!(bytes.len(), Header::len_with_tables(header.blocks));
+        assert_eq!(Header::decode_fixed(&bytes), Ok(header.clone()));
+        assert!(header.sizes_agree());
+        let table = BlockTable::decode(&bytes, header.blocks).expect("checksum holds");
+        assert_eq!(table.checksums, sums);
+        assert_eq!(table.offsets[0], bytes.len() as u64);
+        assert_eq!(
+            *table.offsets.last().unwrap(),
+            bytes.len() as u64 + lens.iter().sum::<u64>()
+        );
+        let mut damaged = bytes.clone();
+        damaged[FIXED_LEN + 3] ^= 1;
+        assert!(BlockTable::decode(&damaged, header.blocks).is_none());
+    }
+
+    #[test]
+    fn foreign_short_and_future_files_are_told_apart() {
+        assert_eq!(
+            Header::decode_fixed(b"PNG....."),
+            Err(FixedProblem::NotATable)
+        );
+        assert_eq!(Header::decode_fixed(&MAGIC), Err(FixedProblem::Short));
+        let mut future = vec![0u8; FIXED_LEN];
+        future[..8].copy_from_slice(&MAGIC);
+        future[8..12].copy_from_slice(&2u32.to_le_bytes());
+        assert_eq!(Header::decode_fixed(&future), Err(FixedProblem::Version(2)));
+    }
+}
