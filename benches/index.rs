@@ -6,8 +6,8 @@
 
 use awari::index::{next_in_layer, rank, size, unrank};
 use awari::Board;
-use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use std::hint::black_box;
 use std::time::Duration;
 
 mod common;

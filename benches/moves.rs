@@ -4,8 +4,8 @@
 //! `cargo bench --bench moves`. Figures are per call (one position's whole move list).
 
 use awari::{Board, Rules, Turn};
-use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use std::hint::black_box;
 use std::time::Duration;
 
 mod common;

@@ -8,8 +8,8 @@
 use awari::build::{build, BuildOptions};
 use awari::store::WriteOptions;
 use awari::{Database, Rules};
-use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, Criterion};
+use std::hint::black_box;
 use std::time::Duration;
 
 mod common;

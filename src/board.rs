@@ -24,16 +24,42 @@ pub struct Board {
 /// Why a board's text was refused. Each message is one line and names the problem.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BoardError {
+    /// Not 12 counts.
     #[error("a board needs 12 pit counts, found {found}")]
-    WrongPitCount { found: usize },
+    WrongPitCount {
+        /// How many there were.
+        found: usize,
+    },
+    /// A count that is not a number.
     #[error("pit {pit}: '{token}' is not a seed count")]
-    NotANumber { pit: usize, token: String },
+    NotANumber {
+        /// The pit, 1..=12.
+        pit: usize,
+        /// The text, quoted (escaped, and cut if long).
+        token: String,
+    },
+    /// A negative count.
     #[error("pit {pit}: a seed count cannot be negative ('{token}')")]
-    Negative { pit: usize, token: String },
+    Negative {
+        /// The pit, 1..=12.
+        pit: usize,
+        /// The text, quoted (escaped, and cut if long).
+        token: String,
+    },
+    /// A count over 48.
     #[error("pit {pit}: {count} seeds do not fit in one pit (at most {MAX_SEEDS})")]
-    PitTooLarge { pit: usize, count: String },
+    PitTooLarge {
+        /// The pit, 1..=12.
+        pit: usize,
+        /// The count as given (cut if long).
+        count: String,
+    },
+    /// More than 48 seeds in all.
     #[error("the board holds {total} seeds, more than the {MAX_SEEDS} of the game")]
-    TooManySeeds { total: u32 },
+    TooManySeeds {
+        /// The sum of the counts.
+        total: u32,
+    },
 }
 
 impl Board {
@@ -66,11 +92,17 @@ impl Board {
         Board::new([per_pit; PITS])
     }
 
+    /// The 12 counts: the mover's pits 0..=5, then the opponent's 6..=11.
     #[inline]
     pub fn pits(&self) -> &[u8; PITS] {
         &self.pits
     }
 
+    /// The seeds in `pit` (0..=11).
+    ///
+    /// # Panics
+    ///
+    /// If `pit` is 12 or more.
     #[inline]
     pub fn pit(&self, pit: usize) -> u8 {
         self.pits[pit]
@@ -160,7 +192,7 @@ impl FromStr for Board {
             if count > u64::from(MAX_SEEDS) {
                 return Err(BoardError::PitTooLarge {
                     pit,
-                    count: digits.to_string(),
+                    count: clip(digits),
                 });
             }
             pits[i] = count as u8;

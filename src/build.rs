@@ -62,31 +62,53 @@ impl BuildObserver for solve::Quiet {}
 /// Why a build stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
+    /// More seeds than the game has.
     #[error("--max-seeds {0} is beyond the 48 seeds of the game")]
     TooManySeeds(u32),
+    /// A layer larger than the solver handles.
     #[error(
         "layer {seeds} is beyond what this solver builds (at most {MAX_SOLVABLE_SEEDS} seeds)"
     )]
-    TooLarge { seeds: u32 },
+    TooLarge {
+        /// The layer asked for.
+        seeds: u32,
+    },
+    /// The largest layer would need more memory than allowed (refused before any work).
     #[error("layer {seeds} needs about {need_gib:.2} GiB of memory to build, over the limit of {limit_gib:.2} GiB; lower --max-seeds or raise --memory-limit")]
     OverMemory {
+        /// The layer.
         seeds: u32,
+        /// Its estimated need ([`memory_needed`]).
         need_gib: f64,
+        /// The limit.
         limit_gib: f64,
     },
+    /// A layer file on disk is damaged: it must be removed and rebuilt.
     #[error("{0}; remove the damaged file and build again")]
     Damaged(StoreError),
+    /// A file could not be read or written.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The thread pool could not start.
     #[error("cannot start {0} worker threads: {1}")]
     Threads(usize, String),
+    /// A thread count out of range.
     #[error("--threads {0} is out of range (1..={MAX_THREADS})")]
     ThreadCount(usize),
+    /// Another build holds the rule set's folder.
     #[error("{} is in use by another build ({holder}); wait for it to finish or stop it", dir.display())]
-    Locked { dir: PathBuf, holder: String },
+    Locked {
+        /// The folder.
+        dir: PathBuf,
+        /// Who holds it, as the lock file says.
+        holder: String,
+    },
+    /// The lock file could not be created or locked.
     #[error("cannot lock {}", path.display())]
     Lock {
+        /// The lock file.
         path: PathBuf,
+        /// Why.
         source: std::io::Error,
     },
 }
@@ -264,8 +286,7 @@ fn build_in_pool(
                 opts.write,
             )?;
             drop(solved.distances);
-            let written =
-                store::write_layer(&opts.db, opts.rules, n, &solved.values, opts.write)?;
+            let written = store::write_layer(&opts.db, opts.rules, n, &solved.values, opts.write)?;
             layers.push(solved.values);
             LayerReport {
                 seeds: n,

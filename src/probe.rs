@@ -28,13 +28,19 @@ pub enum ProbeError {
     /// The layer of the board is not in the database.
     #[error("layer {seeds} ({seeds} seeds on the board) of rules '{rules}' is not built in {}; run: awari build --rules {rules} --max-seeds {seeds} --db {}", dir.display(), dir.display())]
     LayerMissing {
+        /// The layer.
         seeds: u32,
+        /// The rule set.
         rules: Rules,
+        /// The database folder.
         dir: PathBuf,
     },
     /// The layer of the board is beyond what the build can make.
     #[error("layer {seeds} ({seeds} seeds on the board) is beyond what this program can build (at most {max} seeds)", max = crate::solve::MAX_SOLVABLE_SEEDS)]
-    LayerTooLarge { seeds: u32 },
+    LayerTooLarge {
+        /// The layer.
+        seeds: u32,
+    },
     /// A file could not be read, or is damaged.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -127,8 +133,11 @@ pub struct PvStep {
 /// How a principal variation stops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PvEnd {
-    /// The game is over in the final position; the mover's end value.
-    GameOver { value: i8 },
+    /// The game is over in the final position.
+    GameOver {
+        /// The mover's end value there.
+        value: i8,
+    },
     /// The final position already occurred: perfect play goes round for ever.
     Repetition,
     /// The length limit was reached.

@@ -27,14 +27,17 @@ pub enum GrandSlam {
 /// one, so adding a variant never forks the code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Rules {
+    /// What a grand slam does: the only rule the presets differ in.
     pub grand_slam: GrandSlam,
 }
 
 /// A rules name that is not one of the presets.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RulesError {
+    /// Not a name this program knows (quoted, escaped and cut if long).
     #[error("unknown rules preset '{0}' (expected awari, abapa or grand-slam-captures)")]
     Unknown(String),
+    /// A known rule that depends on the score, which no table can hold.
     #[error("rules preset '{0}' depends on the score, which a position-indexed table cannot know; use awari, abapa or grand-slam-captures")]
     ScoreDependent(String),
 }
@@ -73,6 +76,7 @@ impl Rules {
         }
     }
 
+    /// The preset stored under `code` in a file header ([`Rules::code`]).
     pub fn from_code(code: u8) -> Option<Rules> {
         Rules::ALL.into_iter().find(|r| r.code() == code)
     }
@@ -151,18 +155,22 @@ impl MoveList {
         }
         kept
     }
+    /// The moves, in pit order.
     #[inline]
     pub fn as_slice(&self) -> &[Move] {
         &self.moves[..self.len as usize]
     }
+    /// How many moves.
     #[inline]
     pub fn len(&self) -> usize {
         self.len as usize
     }
+    /// Whether there are none.
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+    /// The moves, in pit order.
     pub fn iter(&self) -> std::slice::Iter<'_, Move> {
         self.as_slice().iter()
     }
@@ -179,9 +187,12 @@ impl<'a> IntoIterator for &'a MoveList {
 /// What the side to move faces.
 #[derive(Clone, Copy, Debug)]
 pub enum Turn {
-    /// The game is over; `value` is the seed difference the side to move gets from the
-    /// seeds still on the board (who takes them is the end rule).
-    GameOver { value: i8 },
+    /// The game is over.
+    GameOver {
+        /// The seed difference the side to move gets from the seeds still on the board
+        /// (who takes them is the end rule).
+        value: i8,
+    },
     /// The game goes on with these legal moves (never empty).
     Moves(MoveList),
 }

@@ -15,25 +15,34 @@ use rayon::prelude::*;
 /// A stored value that disagrees with its moves.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Mismatch {
+    /// The position.
     pub board: crate::Board,
+    /// Its stored value.
     pub stored: i8,
+    /// The best over its moves.
     pub expected: i8,
 }
 
 /// The result of checking one layer.
 #[derive(Clone, Debug)]
 pub struct LayerCheck {
+    /// The layer.
     pub seeds: u32,
+    /// Positions checked.
     pub positions: u64,
+    /// Positions whose value is not the best over their moves.
     pub mismatches: u64,
     /// The first few mismatches, in index order.
     pub examples: Vec<Mismatch>,
 }
 
+/// Why a check could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum VerifyError {
+    /// A layer the check needs is missing.
     #[error("layer {0} is missing; verify needs every layer from 0 up to the last one checked")]
     Missing(u32),
+    /// A file could not be read, or is damaged.
     #[error(transparent)]
     Store(#[from] StoreError),
 }

@@ -52,7 +52,11 @@ fn options(db: &Path, max_seeds: u32, block_size: u32, threads: Option<usize>) -
 }
 
 fn build_db(db: &Path, max_seeds: u32, block_size: u32) -> Vec<LayerReport> {
-    build::build(&options(db, max_seeds, block_size, Some(2)), &awari::solve::Quiet).expect("build")
+    build::build(
+        &options(db, max_seeds, block_size, Some(2)),
+        &awari::solve::Quiet,
+    )
+    .expect("build")
 }
 
 /// A fresh database of layers 0..=max_seeds written with `block_size` positions a block.
@@ -776,7 +780,16 @@ fn an_interrupted_build_resumes_at_the_first_missing_layer() {
     // Layers 0..=6 are kept, 7..=9 are built, the leftovers replaced.
     let output = Command::cargo_bin("awari")
         .unwrap()
-        .args(["build", "--max-seeds", "9", "--db", db, "-q", "--block-size", "64"])
+        .args([
+            "build",
+            "--max-seeds",
+            "9",
+            "--db",
+            db,
+            "-q",
+            "--block-size",
+            "64",
+        ])
         .output()
         .unwrap();
     assert!(output.status.success(), "{output:?}");
@@ -815,7 +828,16 @@ fn a_killed_build_resumes_byte_identical() {
     build_db(clean.path(), 14, 64);
     let dir = TempDir::new().unwrap();
     let db = dir.path().to_str().unwrap();
-    let args = ["build", "--max-seeds", "14", "--db", db, "-q", "--block-size", "64"];
+    let args = [
+        "build",
+        "--max-seeds",
+        "14",
+        "--db",
+        db,
+        "-q",
+        "--block-size",
+        "64",
+    ];
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("awari"))
         .args(args)
         .stdout(std::process::Stdio::null())

@@ -347,8 +347,7 @@ fn probe_batch(db: &Database, captured: Option<(u32, u32)>, json_out: bool) -> R
                         let best = if a.best.is_empty() {
                             "game-over".to_string()
                         } else {
-                            let names: Vec<String> =
-                                a.best.iter().map(|&p| pit_name(p)).collect();
+                            let names: Vec<String> = a.best.iter().map(|&p| pit_name(p)).collect();
                             format!("best {}", names.join(","))
                         };
                         writeln!(out, "{} {}", a.value, best)
@@ -551,7 +550,13 @@ fn cmd_stats(
     if !json_out {
         say!(
             "{:>5} {:>13} {:>12} {:>12} {:>12} {:>12} {:>8}",
-            "layer", "positions", "wins", "draws", "losses", "bytes", "B/pos"
+            "layer",
+            "positions",
+            "wins",
+            "draws",
+            "losses",
+            "bytes",
+            "B/pos"
         );
     }
     for n in first..=last {
@@ -619,17 +624,22 @@ fn cmd_verify(args: DbArgs, layers: Option<LayerRange>) -> Result<bool> {
         if c.mismatches == 0 {
             say!(
                 "layer {:>2}: {} positions, checksums ok, every value equals the best of its moves",
-                c.seeds, c.positions
+                c.seeds,
+                c.positions
             );
         } else {
             say!(
                 "layer {:>2}: {} positions, MISMATCHES: {}",
-                c.seeds, c.positions, c.mismatches
+                c.seeds,
+                c.positions,
+                c.mismatches
             );
             for m in &c.examples {
                 say!(
                     "  {}  stored {:+}  best over moves {:+}",
-                    m.board, m.stored, m.expected
+                    m.board,
+                    m.stored,
+                    m.expected
                 );
             }
         }

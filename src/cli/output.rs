@@ -38,7 +38,11 @@ pub fn failed(e: std::io::Error) -> ! {
 /// User text quoted in an error: control characters escaped, cut after a few dozen.
 pub fn shown(text: &str) -> String {
     const SHOWN: usize = 40;
-    let mut s: String = text.chars().take(SHOWN).flat_map(char::escape_debug).collect();
+    let mut s: String = text
+        .chars()
+        .take(SHOWN)
+        .flat_map(char::escape_debug)
+        .collect();
     if text.chars().nth(SHOWN).is_some() {
         s.push_str(&format!("… ({} bytes)", text.len()));
     }

@@ -194,6 +194,7 @@ mod cell {
 
 /// Values of the layers already solved, by layer then index.
 pub trait LowerLayers: Sync {
+    /// The value of position `index` of layer `seeds`.
     fn value(&self, seeds: u32, index: u64) -> i8;
     /// A hint that `value(seeds, index)` is coming soon.
     fn prefetch(&self, _seeds: u32, _index: u64) {}

@@ -32,9 +32,8 @@ mod reader;
 mod writer;
 
 pub use reader::LayerFile;
-pub use writer::{write_layer, WriteOptions, WrittenLayer};
 pub(crate) use writer::write_table;
-
+pub use writer::{write_layer, WriteOptions, WrittenLayer};
 
 use crate::board::MAX_SEEDS;
 use crate::rules::Rules;
@@ -93,36 +92,72 @@ pub enum StoreError {
     /// The operating system refused a read or a write; `source` says why.
     #[error("{path}")]
     Io {
+        /// The file.
         path: PathBuf,
+        /// What the system said.
         source: std::io::Error,
     },
     /// A directory, a FIFO, a device: never opened, since reading one could block.
     #[error("{path}: not a regular file")]
-    NotAFile { path: PathBuf },
-    #[error("{path}: not an awari database file")]
-    NotADatabase { path: PathBuf },
-    #[error("{path}: format version {found}, this program reads version {}", header::VERSION)]
-    Version { path: PathBuf, found: u32 },
-    #[error("{path}: built for rules '{found}', expected '{expected}'")]
-    WrongRules {
+    NotAFile {
+        /// The file.
         path: PathBuf,
-        expected: String,
-        found: String,
     },
-    #[error("{path}: holds layer {found}, expected layer {expected}")]
-    WrongLayer {
+    /// Not a table file at all.
+    #[error("{path}: not an awari database file")]
+    NotADatabase {
+        /// The file.
         path: PathBuf,
-        expected: u32,
+    },
+    /// Another format version.
+    #[error(
+        "{path}: format version {found}, this program reads version {}",
+        header::VERSION
+    )]
+    Version {
+        /// The file.
+        path: PathBuf,
+        /// Its version.
         found: u32,
     },
+    /// Built for another rule set.
+    #[error("{path}: built for rules '{found}', expected '{expected}'")]
+    WrongRules {
+        /// The file.
+        path: PathBuf,
+        /// The rule set asked for.
+        expected: String,
+        /// The rule set in the file.
+        found: String,
+    },
+    /// Holds another layer.
+    #[error("{path}: holds layer {found}, expected layer {expected}")]
+    WrongLayer {
+        /// The file.
+        path: PathBuf,
+        /// The layer asked for.
+        expected: u32,
+        /// The layer in the file.
+        found: u32,
+    },
+    /// Shorter than its header says.
     #[error("{path}: truncated ({found} bytes, the header says {expected})")]
     Truncated {
+        /// The file.
         path: PathBuf,
+        /// Bytes expected.
         expected: u64,
+        /// Bytes found.
         found: u64,
     },
+    /// A checksum, a size or a stored byte is wrong.
     #[error("{path}: corrupted ({what})")]
-    Corrupted { path: PathBuf, what: String },
+    Corrupted {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        what: String,
+    },
 }
 
 impl StoreError {
@@ -142,13 +177,16 @@ pub(crate) fn histogram_bucket(v: i8) -> usize {
 /// A layer's summary, as stored in its header.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LayerSummary {
+    /// The layer.
     pub seeds: u32,
+    /// Positions in it.
     pub positions: u64,
     /// Positions at each value, `histogram[v + 48]` for value `v`.
     pub histogram: [u64; HISTOGRAM_LEN],
 }
 
 impl LayerSummary {
+    /// The summary of a layer's values.
     pub fn from_values(seeds: u32, values: &[i8]) -> LayerSummary {
         let mut histogram = [0u64; HISTOGRAM_LEN];
         for &v in values {
