@@ -301,6 +301,11 @@ impl Database {
         (present > 0).then(|| present as u32 - 1)
     }
 
+    /// The distances file of layer `seeds`, if present.
+    pub fn distances_file(&self, seeds: u32) -> Option<&LayerFile> {
+        self.distances.get(seeds as usize).and_then(|l| l.as_ref())
+    }
+
     /// The file of layer `seeds`, if present.
     pub fn layer(&self, seeds: u32) -> Option<&LayerFile> {
         self.layers.get(seeds as usize).and_then(|l| l.as_ref())

@@ -9,7 +9,7 @@
 use crate::index;
 use crate::probe::Database;
 use crate::rules::Turn;
-use crate::store::StoreError;
+use crate::store::{StoreError, DISTANCE_SATURATED};
 use rayon::prelude::*;
 
 /// A stored value that disagrees with its moves.
@@ -32,6 +32,13 @@ pub struct LayerCheck {
     pub positions: u64,
     /// Positions whose value is not the best over their moves.
     pub mismatches: u64,
+    /// Whether the layer has a distances file, checked too.
+    pub distances_checked: bool,
+    /// Positions whose stored round breaks the promise of the distances (see
+    /// [`crate::store::TableKind::Distances`]): a won position with no best move that
+    /// captures or leads to a lower round, a lost one with a best move that does neither,
+    /// or an endless-play position with a round other than 0.
+    pub distance_faults: u64,
     /// The first few mismatches, in index order.
     pub examples: Vec<Mismatch>,
 }
@@ -62,6 +69,9 @@ pub fn verify(
     // costs little next to the value check.
     for n in first..=last {
         db.layer(n).ok_or(VerifyError::Missing(n))?.check_blocks()?;
+        if let Some(d) = db.distances_file(n) {
+            d.check_blocks()?;
+        }
     }
     let mut values: Vec<Vec<i8>> = Vec::new();
     let mut checks = Vec::new();
@@ -71,22 +81,66 @@ pub fn verify(
         if n < first {
             continue;
         }
-        let check = check_layer(db.rules(), n, &values);
+        let distances = db
+            .distances_file(n)
+            .map(|d| d.read_all_bytes())
+            .transpose()?;
+        let check = check_layer(db.rules(), n, &values, distances.as_deref());
         on_layer(&check);
         checks.push(check);
     }
     Ok(checks)
 }
 
-fn check_layer(rules: crate::Rules, n: u32, values: &[Vec<i8>]) -> LayerCheck {
+/// Whether the round of a position agrees with its moves: along best play the rounds fall
+/// until a capture (see [`crate::store::TableKind::Distances`]).
+fn round_keeps_its_promise(
+    rules: crate::Rules,
+    board: &crate::Board,
+    value: i8,
+    round: u8,
+    layers: &[Vec<i8>],
+    distances: &[u8],
+) -> bool {
+    if value == 0 {
+        return round == 0;
+    }
+    let Turn::Moves(moves) = rules.turn(board) else {
+        return round == 0;
+    };
+    if round == DISTANCE_SATURATED {
+        return true;
+    }
+    let n = board.seeds();
+    // For each best move: whether it makes progress (captures, or leads to a lower round).
+    let mut best = moves.iter().filter_map(|m| {
+        let child_layer = &layers[(n - u32::from(m.captured)) as usize];
+        let at = index::rank(&m.child) as usize;
+        let worth = m.captured as i8 - child_layer[at];
+        (worth == value).then(|| m.captured > 0 || distances[at] < round)
+    });
+    if value > 0 {
+        best.any(|progress| progress)
+    } else {
+        best.all(|progress| progress)
+    }
+}
+
+fn check_layer(
+    rules: crate::Rules,
+    n: u32,
+    values: &[Vec<i8>],
+    distances: Option<&[u8]>,
+) -> LayerCheck {
     let size = index::size(n);
     const CHUNK: u64 = 1 << 14;
-    let (mismatches, mut examples) = (0..size.div_ceil(CHUNK))
+    let (mismatches, faults, mut examples) = (0..size.div_ceil(CHUNK))
         .into_par_iter()
         .map(|c| {
             let start = c * CHUNK;
             let end = (start + CHUNK).min(size);
             let mut count = 0u64;
+            let mut faults = 0u64;
             let mut found = Vec::new();
             for (i, board) in index::walk(n, start, end) {
                 let expected = match rules.turn(&board) {
@@ -103,6 +157,11 @@ fn check_layer(rules: crate::Rules, n: u32, values: &[Vec<i8>]) -> LayerCheck {
                         .expect("a position that is not over has a move"),
                 };
                 let stored = values[n as usize][i as usize];
+                if let Some(d) = distances {
+                    if !round_keeps_its_promise(rules, &board, stored, d[i as usize], values, d) {
+                        faults += 1;
+                    }
+                }
                 if stored != expected {
                     count += 1;
                     if found.len() < EXAMPLES {
@@ -114,13 +173,13 @@ fn check_layer(rules: crate::Rules, n: u32, values: &[Vec<i8>]) -> LayerCheck {
                     }
                 }
             }
-            (count, found)
+            (count, faults, found)
         })
         .reduce(
-            || (0, Vec::new()),
-            |(a, mut x), (b, y)| {
+            || (0, 0, Vec::new()),
+            |(a, f, mut x), (b, g, y)| {
                 x.extend(y);
-                (a + b, x)
+                (a + b, f + g, x)
             },
         );
     examples.truncate(EXAMPLES);
@@ -128,6 +187,63 @@ fn check_layer(rules: crate::Rules, n: u32, values: &[Vec<i8>]) -> LayerCheck {
         seeds: n,
         positions: size,
         mismatches,
+        distances_checked: distances.is_some(),
+        distance_faults: faults,
         examples,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solve::{solve_layer, Quiet};
+    use crate::Rules;
+
+    /// Layers 0..=10 of every preset, solved in memory, with their rounds.
+    fn solved(rules: Rules) -> (Vec<Vec<i8>>, Vec<Vec<u8>>) {
+        let (mut values, mut rounds) = (Vec::new(), Vec::new());
+        for n in 0..=10 {
+            let layer = solve_layer(rules, n, &values, &Quiet);
+            values.push(layer.values);
+            rounds.push(layer.distances);
+        }
+        (values, rounds)
+    }
+
+    #[test]
+    fn the_rounds_of_every_small_position_lead_best_play_out_of_the_layer() {
+        for rules in Rules::ALL {
+            let (values, rounds) = solved(rules);
+            for n in 0..=10u32 {
+                let check =
+                    check_layer(rules, n, &values[..=n as usize], Some(&rounds[n as usize]));
+                assert_eq!(check.mismatches, 0, "{rules} layer {n}");
+                assert_eq!(check.distance_faults, 0, "{rules} layer {n}");
+                assert!(rounds[n as usize].iter().all(|&r| r != DISTANCE_SATURATED));
+            }
+        }
+    }
+
+    #[test]
+    fn a_wrong_round_is_caught() {
+        let rules = Rules::AWARI;
+        let (values, rounds) = solved(rules);
+        let n = 10u32;
+        // A won position that needs in-layer moves before it captures: round 1 or more.
+        let at = (0..rounds[10].len())
+            .find(|&i| values[10][i] > 0 && rounds[10][i] >= 2)
+            .expect("layer 10 has won positions that take a few moves to convert");
+        let mut wrong = rounds[10].clone();
+        wrong[at] = 0;
+        let check = check_layer(rules, n, &values, Some(&wrong));
+        assert!(
+            check.distance_faults >= 1,
+            "a won position's round set to 0"
+        );
+        // And a draw with a round: also wrong.
+        let draw = (0..rounds[10].len()).find(|&i| values[10][i] == 0).unwrap();
+        let mut wrong = rounds[10].clone();
+        wrong[draw] = 3;
+        assert!(check_layer(rules, n, &values, Some(&wrong)).distance_faults >= 1);
     }
 }

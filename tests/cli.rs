@@ -57,7 +57,7 @@ fn build_fixture(rules: Rules) -> PathBuf {
             memory_limit: None,
             write: WriteOptions::default(),
         },
-        |_| {},
+        &awari::solve::Quiet,
     )
     .unwrap();
     dir

@@ -621,15 +621,20 @@ fn cmd_verify(args: DbArgs, layers: Option<LayerRange>) -> Result<bool> {
     let (first, last) = layer_span(&db, layers)?;
     let started = std::time::Instant::now();
     let checks = awari::verify::verify(&db, first, last, |c| {
+        let distances = match (c.distances_checked, c.distance_faults) {
+            (false, _) => "; no distances file".to_string(),
+            (true, 0) => ", every round leads best play out of the layer".to_string(),
+            (true, f) => format!("; DISTANCE FAULTS: {f}"),
+        };
         if c.mismatches == 0 {
             say!(
-                "layer {:>2}: {} positions, checksums ok, every value equals the best of its moves",
+                "layer {:>2}: {} positions, checksums ok, every value equals the best of its moves{distances}",
                 c.seeds,
                 c.positions
             );
         } else {
             say!(
-                "layer {:>2}: {} positions, MISMATCHES: {}",
+                "layer {:>2}: {} positions, MISMATCHES: {}{distances}",
                 c.seeds,
                 c.positions,
                 c.mismatches
@@ -644,7 +649,10 @@ fn cmd_verify(args: DbArgs, layers: Option<LayerRange>) -> Result<bool> {
             }
         }
     })?;
-    let bad: u64 = checks.iter().map(|c| c.mismatches).sum();
+    let bad: u64 = checks
+        .iter()
+        .map(|c| c.mismatches + c.distance_faults)
+        .sum();
     say!(
         "verified layers {first}..={last} of '{}' in {:.1} s: {}",
         db.rules(),
