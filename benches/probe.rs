@@ -1,6 +1,7 @@
 //! Probes through `Database`: hot (the block is in the cache) and cold (the block cache is
-//! cleared before each probe, so the block is checksummed and decompressed; the file's pages
-//! are in the OS page cache after the first pass).
+//! cleared before each probe, so the block is read, checksummed and decompressed; the
+//! file's pages are in the OS page cache after the first pass), with positioned reads (the
+//! default) and with the files memory-mapped (`Database::open_mapped`).
 //!
 //! `cargo bench --bench probe`. Builds layers 0..=16 of `awari` into a temporary folder first
 //! (about 10 s). Figures are per probe.
@@ -46,6 +47,18 @@ fn bench_probe(c: &mut Criterion) {
             k = (k + 1) % sample.len();
             db.clear_cache();
             db.value(black_box(&sample[k])).expect("probe")
+        })
+    });
+
+    // The same, with the files memory-mapped (the unsafe opt-in): what positioned reads cost.
+    // SAFETY: nothing writes to the temporary database while the bench runs.
+    let mapped = unsafe { Database::open_mapped(dir.path(), Rules::AWARI) }.expect("open");
+    let mut k = 0usize;
+    group.bench_function("cold value, mapped (block not cached)", |b| {
+        b.iter(|| {
+            k = (k + 1) % sample.len();
+            mapped.clear_cache();
+            mapped.value(black_box(&sample[k])).expect("probe")
         })
     });
 

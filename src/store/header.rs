@@ -204,7 +204,7 @@ mod tests {
         let mut summary = LayerSummary::from_values(2, &values);
         summary.positions = crate::index::size(2);
         let header = Header::new(Rules::ABAPA, TableKind::Values, 7, &summary);
-        let lens = [10u64, 20, 5, 7, 1, 1, 1, 1, 1, 1, 1][..header.blocks as usize].to_vec();
+        let lens: Vec<u64> = (0..header.blocks).map(|b| 3 + b % 5).collect();
         let sums: Vec<u64> = (0..header.blocks).map(|b| b * 31 + 5).collect();
         let bytes = header.encode(&lens, &sums);
         assert_eq!(bytes.len(), Header::len_with_tables(header.blocks));
