@@ -147,7 +147,7 @@ pub fn peak_rss() -> Option<u64> {
 }
 
 /// The physical memory of this machine, if the OS says.
-pub fn physical_memory() -> Option<u64> {
+pub(crate) fn physical_memory() -> Option<u64> {
     proc_kib("/proc/meminfo", "MemTotal:")
 }
 

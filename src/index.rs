@@ -49,7 +49,7 @@ static BINOM: [[u64; BINOM_COLS]; BINOM_ROWS] = binomial_table();
 
 /// `C(k, j)` for `k <= 60`, `j <= 12`.
 #[inline]
-pub fn binomial(k: u32, j: u32) -> u64 {
+pub(crate) fn binomial(k: u32, j: u32) -> u64 {
     BINOM[k as usize][j as usize]
 }
 

@@ -508,7 +508,7 @@ impl Database {
     /// equals. Since the rounds fall at every such move, a line whose value is not 0 always
     /// reaches a capture or the end of the game. Layers without a distances file (built by
     /// an older version) fall back on a bounded local search
-    /// ([`Database::distances_out_of_layer`]); past its budget, each side plays a best move
+    /// (a retrograde search over the region best play can reach); past its budget, each side plays a best move
     /// preferring a capture, then a new position, then the lowest pit, and the line may then
     /// go round ([`PvEnd::Repetition`] with a non-zero value).
     ///

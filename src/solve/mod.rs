@@ -38,7 +38,7 @@
 //! best exit is never read again: they cost no memory. The frontier is processed round by
 //! round, so the rounds, like the values, do not depend on the thread count.
 //!
-//! Predecessors are found by un-sowing ([`unsow`]); each candidate is confirmed by playing
+//! Predecessors are found by un-sowing (`unsow.rs`); each candidate is confirmed by playing
 //! its move forward with the rules, which keeps every rule subtlety (feeding, grand slams)
 //! in one place.
 //!
@@ -169,7 +169,7 @@ impl Settled {
 
 /// Working memory of the pass, in bytes per position of the layer being solved (the state
 /// byte and the best exit), not counting the frontier.
-pub const WORK_BYTES_PER_POSITION: u64 = 2;
+pub(crate) const WORK_BYTES_PER_POSITION: u64 = 2;
 
 /// One byte of shared state per position. While a position is unsettled it holds
 /// `0x80 | k`, `k` being its number of in-layer moves whose child is not yet known to be in
