@@ -506,7 +506,7 @@ fn cmd_pv(args: DbArgs, board: &str, max_plies: usize) -> Result<bool> {
                 );
             } else {
                 say!(
-                    "end    {}   this position repeats although its value is {v:+}: the tables hold values, not distances, so this line does not show how the value is forced",
+                    "end    {}   this position repeats although its value is {v:+}: this layer has no distances file (built by an older version), so the line could not be steered to the capture",
                     pv.last
                 );
             }

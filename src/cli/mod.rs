@@ -84,8 +84,9 @@ pub enum Command {
         #[arg(long, conflicts_with = "board")]
         batch: bool,
     },
-    /// The principal variation from a board: best moves (lowest pit among equals) until the
-    /// game ends or a position repeats.
+    /// The principal variation from a board: best moves until the game ends or a position
+    /// repeats. Among equal moves the winner takes the fastest way to its capture and the
+    /// loser the slowest (by the stored distances), then the lowest pit.
     Pv {
         #[command(flatten)]
         db: DbArgs,

@@ -164,7 +164,7 @@ impl StoreError {
     /// Whether the file itself is bad (damaged, foreign, of another layer or rule set), as
     /// opposed to the system refusing to read it.
     pub fn is_damage(&self) -> bool {
-        !matches!(self, StoreError::Io { .. })
+        !matches!(self, StoreError::Io { .. } | StoreError::NotAFile { .. })
     }
 }
 
