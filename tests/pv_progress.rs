@@ -1,0 +1,155 @@
+//! The principal variation makes progress (issue 11, item 2): for every position of layers
+//! 0..=10 whose value is not 0, perfect play as `Database::principal_variation` plays it
+//! reaches a capture or the end of the game; it never goes round in the starting layer
+//! while the value says a capture is coming. And every step plays a best move: the step's
+//! value is the stored value of its board and the value of the move it plays.
+//!
+//! (The speed of `pv` is measured by a benchmark, not here.)
+
+use awari::{Board, Database, Rules};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+const TOP: u8 = 10;
+const MAX_PLIES: usize = 500;
+
+/// Layers 0..=TOP of `awari`, built with the CLI once per test binary.
+fn db() -> &'static Path {
+    static DB: OnceLock<PathBuf> = OnceLock::new();
+    DB.get_or_init(|| {
+        let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("awari-pv-progress-tests");
+        std::fs::create_dir_all(&root).unwrap();
+        let dir = tempfile::Builder::new()
+            .prefix("db-")
+            .tempdir_in(root)
+            .unwrap()
+            .keep();
+        let out = Command::new(env!("CARGO_BIN_EXE_awari"))
+            .args(["build", "-q", "--max-seeds", &TOP.to_string(), "--db"])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "fixture build failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        dir
+    })
+}
+
+/// Every board of `n` seeds.
+fn boards_of(n: u8) -> Vec<Board> {
+    fn fill(pits: &mut [u8; 12], at: usize, left: u8, out: &mut Vec<Board>) {
+        if at == 11 {
+            pits[11] = left;
+            out.push(Board::new(*pits).unwrap());
+            return;
+        }
+        for k in 0..=left {
+            pits[at] = k;
+            fill(pits, at + 1, left - k, out);
+        }
+    }
+    let mut out = Vec::new();
+    fill(&mut [0; 12], 0, n, &mut out);
+    out
+}
+
+/// What is wrong with the principal variation of `board`, if anything.
+fn check(db: &Database, rules: Rules, board: &Board) -> Result<(), String> {
+    let value = db.value(board).map_err(|e| e.to_string())?;
+    if value == 0 {
+        return Ok(());
+    }
+    let pv = db
+        .principal_variation(board, MAX_PLIES)
+        .map_err(|e| e.to_string())?;
+    let mut here = *board;
+    let mut captured = false;
+    for (ply, step) in pv.steps.iter().enumerate() {
+        if step.board != here {
+            return Err(format!(
+                "ply {ply}: step board {} is not {here}",
+                step.board
+            ));
+        }
+        let stored = db.value(&step.board).map_err(|e| e.to_string())?;
+        let played = rules
+            .legal_moves(&step.board)
+            .iter()
+            .find(|m| m.pit == step.pit)
+            .copied()
+            .ok_or_else(|| format!("ply {ply}: pit {} is not a legal move", step.pit + 1))?;
+        let move_value = i32::from(played.captured)
+            - i32::from(db.value(&played.child).map_err(|e| e.to_string())?);
+        if i32::from(step.value) != i32::from(stored) || move_value != i32::from(stored) {
+            return Err(format!(
+                "ply {ply} from {}: step value {}, stored value {stored}, the move played \
+                 (pit {}) is worth {move_value}",
+                step.board,
+                step.value,
+                step.pit + 1
+            ));
+        }
+        if played.captured != step.captured {
+            return Err(format!(
+                "ply {ply}: step says it captures {}",
+                step.captured
+            ));
+        }
+        captured |= played.captured > 0;
+        here = played.child;
+    }
+    if pv.last != here {
+        return Err(format!("the last board {} is not {here}", pv.last));
+    }
+    let end = format!("{:?}", pv.end);
+    if end.starts_with("GameOver") {
+        Ok(())
+    } else if end.starts_with("Repetition") && captured {
+        // Perfect play may go round in a lower layer after a capture (a drawn remainder).
+        Ok(())
+    } else {
+        Err(format!(
+            "value {value}, the line ends in {end} after {} plies without a capture",
+            pv.steps.len()
+        ))
+    }
+}
+
+#[test]
+fn every_principal_variation_of_a_decided_position_reaches_a_capture_or_the_end() {
+    let rules = Rules::AWARI;
+    let db = Database::open(db(), rules).unwrap();
+    let mut failures = Vec::new();
+    let mut checked = 0usize;
+    for n in 0..=TOP {
+        let boards = boards_of(n);
+        let halves: Vec<&[Board]> = boards.chunks(boards.len().div_ceil(2)).collect();
+        let found: Vec<Vec<String>> = std::thread::scope(|s| {
+            let handles: Vec<_> = halves
+                .iter()
+                .map(|part| {
+                    let db = &db;
+                    s.spawn(move || {
+                        part.iter()
+                            .filter_map(|b| check(db, rules, b).err().map(|e| format!("{b}: {e}")))
+                            .take(5)
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        failures.extend(found.into_iter().flatten());
+        checked += boards.len();
+    }
+    assert!(
+        failures.is_empty(),
+        "{} principal variation(s) wrong (first few per layer) of {checked} positions:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
