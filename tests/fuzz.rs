@@ -264,7 +264,7 @@ fn reference() -> &'static (Vec<Board>, Vec<i8>, Vec<u8>) {
 }
 
 proptest! {
-    #![proptest_config(config(96))]
+    #![proptest_config(config(256))]
 
     #[test]
     fn a_damaged_layer_file_gives_errors_or_right_values_never_a_panic(d in damage()) {

@@ -194,7 +194,7 @@ fn one_line_error(done: &Done, what: &str) -> String {
     check_one_line_error(done).unwrap_or_else(|e| panic!("{what}: {e}"))
 }
 
-/// The tail of `dir` (recursively): every file whose name ends in ".tmp".
+/// Every file under `dir` (recursively) whose name ends in ".tmp".
 fn tmp_files(dir: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     if let Ok(entries) = fs::read_dir(dir) {
