@@ -25,6 +25,8 @@ const LAYER: u8 = 6;
 fn scratch_root() -> PathBuf {
     let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("awari-fuzz-tests");
     fs::create_dir_all(&root).unwrap();
+    static CLEANED: OnceLock<()> = OnceLock::new();
+    CLEANED.get_or_init(|| remove_stale(&root));
     root
 }
 
@@ -282,6 +284,21 @@ proptest! {
             if let Ok(v) = db.value(b) {
                 prop_assert_eq!(v, want, "a wrong value for {} from a file damaged by {:?}", b, d);
             }
+        }
+    }
+}
+
+/// Removes what runs more than an hour old left under `root` (fixtures are kept for the
+/// whole test process, so nothing removes them at its end).
+fn remove_stale(root: &std::path::Path) {
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for entry in std::fs::read_dir(root).into_iter().flatten().flatten() {
+        let stale = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t < hour_ago);
+        if stale {
+            let _ = std::fs::remove_dir_all(entry.path());
         }
     }
 }

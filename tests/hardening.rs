@@ -40,6 +40,8 @@ fn awari_bin() -> &'static str {
 fn scratch() -> TempDir {
     let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("awari-hardening-tests");
     fs::create_dir_all(&root).unwrap();
+    static CLEANED: OnceLock<()> = OnceLock::new();
+    CLEANED.get_or_init(|| remove_stale(&root));
     tempfile::Builder::new()
         .prefix("t-")
         .tempdir_in(root)
@@ -886,4 +888,19 @@ fn no_arguments_is_a_usage_error() {
     );
     assert!(done.status.code().is_some());
     assert!(!done.stderr.contains("panicked"), "{}", done.stderr);
+}
+
+/// Removes what runs more than an hour old left under `root` (fixtures are kept for the
+/// whole test process, so nothing removes them at its end).
+fn remove_stale(root: &std::path::Path) {
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for entry in std::fs::read_dir(root).into_iter().flatten().flatten() {
+        let stale = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t < hour_ago);
+        if stale {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }

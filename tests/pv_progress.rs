@@ -21,6 +21,7 @@ fn db() -> &'static Path {
     DB.get_or_init(|| {
         let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("awari-pv-progress-tests");
         std::fs::create_dir_all(&root).unwrap();
+        remove_stale(&root);
         let dir = tempfile::Builder::new()
             .prefix("db-")
             .tempdir_in(root)
@@ -194,4 +195,19 @@ fn every_principal_variation_of_a_decided_position_reaches_a_capture_or_the_end(
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// Removes what runs more than an hour old left under `root` (fixtures are kept for the
+/// whole test process, so nothing removes them at its end).
+fn remove_stale(root: &std::path::Path) {
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for entry in std::fs::read_dir(root).into_iter().flatten().flatten() {
+        let stale = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t < hour_ago);
+        if stale {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
