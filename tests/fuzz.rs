@@ -26,7 +26,7 @@ fn scratch_root() -> PathBuf {
     let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("awari-fuzz-tests");
     fs::create_dir_all(&root).unwrap();
     static CLEANED: OnceLock<()> = OnceLock::new();
-    CLEANED.get_or_init(|| remove_stale(&root));
+    CLEANED.get_or_init(|| common::remove_stale(&root));
     root
 }
 
@@ -55,24 +55,6 @@ fn db() -> &'static Path {
 
 fn layer_path(db: &Path, n: u8) -> PathBuf {
     db.join("awari").join(format!("layer-{n:02}.awdb"))
-}
-
-/// Every board of `n` seeds.
-fn boards_of(n: u8) -> Vec<Board> {
-    fn fill(pits: &mut [u8; 12], at: usize, left: u8, out: &mut Vec<Board>) {
-        if at == 11 {
-            pits[11] = left;
-            out.push(Board::new(*pits).unwrap());
-            return;
-        }
-        for k in 0..=left {
-            pits[at] = k;
-            fill(pits, at + 1, left - k, out);
-        }
-    }
-    let mut out = Vec::new();
-    fill(&mut [0; 12], 0, n, &mut out);
-    out
 }
 
 fn config(cases: u32) -> Config {
@@ -258,7 +240,7 @@ fn reference() -> &'static (Vec<Board>, Vec<i8>, Vec<u8>) {
     static REF: OnceLock<(Vec<Board>, Vec<i8>, Vec<u8>)> = OnceLock::new();
     REF.get_or_init(|| {
         let database = Database::open(db(), Rules::AWARI).unwrap();
-        let boards = boards_of(LAYER);
+        let boards = common::every_board(LAYER);
         let values = boards.iter().map(|b| database.value(b).unwrap()).collect();
         let bytes = fs::read(layer_path(db(), LAYER)).unwrap();
         (boards, values, bytes)
@@ -284,21 +266,6 @@ proptest! {
             if let Ok(v) = db.value(b) {
                 prop_assert_eq!(v, want, "a wrong value for {} from a file damaged by {:?}", b, d);
             }
-        }
-    }
-}
-
-/// Removes what runs more than an hour old left under `root` (fixtures are kept for the
-/// whole test process, so nothing removes them at its end).
-fn remove_stale(root: &std::path::Path) {
-    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-    for entry in std::fs::read_dir(root).into_iter().flatten().flatten() {
-        let stale = entry
-            .metadata()
-            .and_then(|m| m.modified())
-            .is_ok_and(|t| t < hour_ago);
-        if stale {
-            let _ = std::fs::remove_dir_all(entry.path());
         }
     }
 }

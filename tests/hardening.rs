@@ -8,6 +8,8 @@
 //! work on a copy. Every child process runs under a time limit, so a hang is a failed test,
 //! not a stuck test run.
 
+mod common;
+
 use assert_cmd::Command;
 use awari::{Board, Database, Rules};
 use std::fs;
@@ -41,7 +43,7 @@ fn scratch() -> TempDir {
     let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("awari-hardening-tests");
     fs::create_dir_all(&root).unwrap();
     static CLEANED: OnceLock<()> = OnceLock::new();
-    CLEANED.get_or_init(|| remove_stale(&root));
+    CLEANED.get_or_init(|| common::remove_stale(&root));
     tempfile::Builder::new()
         .prefix("t-")
         .tempdir_in(root)
@@ -670,24 +672,6 @@ fn what_is_echoed_from_bad_input_is_one_short_line() {
 // 8. A layer file truncated under an open database
 // ---------------------------------------------------------------------------------------
 
-/// Every board of `n` seeds.
-fn boards_of(n: u8) -> Vec<Board> {
-    fn fill(pits: &mut [u8; 12], at: usize, left: u8, out: &mut Vec<Board>) {
-        if at == 11 {
-            pits[11] = left;
-            out.push(Board::new(*pits).unwrap());
-            return;
-        }
-        for k in 0..=left {
-            pits[at] = k;
-            fill(pits, at + 1, left - k, out);
-        }
-    }
-    let mut out = Vec::new();
-    fill(&mut [0; 12], 0, n, &mut out);
-    out
-}
-
 const TRUNCATE_ENV: &str = "AWARI_HARDENING_TRUNCATE_DB";
 
 /// The crash-prone sequence, run in a child process by
@@ -701,7 +685,7 @@ fn truncate_under_an_open_database_child() {
     };
     let dir = PathBuf::from(dir);
     let db = Database::open(&dir, Rules::AWARI).unwrap();
-    let boards = boards_of(8);
+    let boards = common::every_board(8);
     let before: Vec<i8> = boards.iter().map(|b| db.value(b).unwrap()).collect();
     let file = fs::OpenOptions::new()
         .write(true)
@@ -888,19 +872,4 @@ fn no_arguments_is_a_usage_error() {
     );
     assert!(done.status.code().is_some());
     assert!(!done.stderr.contains("panicked"), "{}", done.stderr);
-}
-
-/// Removes what runs more than an hour old left under `root` (fixtures are kept for the
-/// whole test process, so nothing removes them at its end).
-fn remove_stale(root: &std::path::Path) {
-    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-    for entry in std::fs::read_dir(root).into_iter().flatten().flatten() {
-        let stale = entry
-            .metadata()
-            .and_then(|m| m.modified())
-            .is_ok_and(|t| t < hour_ago);
-        if stale {
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
-    }
 }

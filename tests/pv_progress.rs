@@ -7,6 +7,8 @@
 //!
 //! (The speed of `pv` is measured by a benchmark, not here.)
 
+mod common;
+
 use awari::{Board, Database, Rules};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -21,7 +23,7 @@ fn db() -> &'static Path {
     DB.get_or_init(|| {
         let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("awari-pv-progress-tests");
         std::fs::create_dir_all(&root).unwrap();
-        remove_stale(&root);
+        common::remove_stale(&root);
         let dir = tempfile::Builder::new()
             .prefix("db-")
             .tempdir_in(root)
@@ -39,24 +41,6 @@ fn db() -> &'static Path {
         );
         dir
     })
-}
-
-/// Every board of `n` seeds.
-fn boards_of(n: u8) -> Vec<Board> {
-    fn fill(pits: &mut [u8; 12], at: usize, left: u8, out: &mut Vec<Board>) {
-        if at == 11 {
-            pits[11] = left;
-            out.push(Board::new(*pits).unwrap());
-            return;
-        }
-        for k in 0..=left {
-            pits[at] = k;
-            fill(pits, at + 1, left - k, out);
-        }
-    }
-    let mut out = Vec::new();
-    fill(&mut [0; 12], 0, n, &mut out);
-    out
 }
 
 /// What is wrong with the principal variation of `board`, if anything.
@@ -140,7 +124,7 @@ fn every_principal_variation_of_a_decided_position_reaches_a_capture_or_the_end(
     let mut checked = 0usize;
     for n in 0..=TOP {
         let layer_started = std::time::Instant::now();
-        let all = boards_of(n);
+        let all = common::every_board(n);
         let boards: Vec<Board> = if n <= EXHAUSTIVE {
             all
         } else {
@@ -195,19 +179,4 @@ fn every_principal_variation_of_a_decided_position_reaches_a_capture_or_the_end(
         failures.len(),
         failures.join("\n")
     );
-}
-
-/// Removes what runs more than an hour old left under `root` (fixtures are kept for the
-/// whole test process, so nothing removes them at its end).
-fn remove_stale(root: &std::path::Path) {
-    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-    for entry in std::fs::read_dir(root).into_iter().flatten().flatten() {
-        let stale = entry
-            .metadata()
-            .and_then(|m| m.modified())
-            .is_ok_and(|t| t < hour_ago);
-        if stale {
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
-    }
 }

@@ -25,3 +25,36 @@ pub fn board_of(n: u8) -> impl Strategy<Value = Board> {
 pub fn any_board() -> impl Strategy<Value = Board> {
     (0u8..=48).prop_flat_map(board_of)
 }
+
+/// Every board of `n` seeds, in no particular order.
+pub fn every_board(n: u8) -> Vec<Board> {
+    fn fill(pits: &mut [u8; 12], at: usize, left: u8, out: &mut Vec<Board>) {
+        if at == 11 {
+            pits[11] = left;
+            out.push(Board::new(*pits).unwrap());
+            return;
+        }
+        for k in 0..=left {
+            pits[at] = k;
+            fill(pits, at + 1, left - k, out);
+        }
+    }
+    let mut out = Vec::new();
+    fill(&mut [0; 12], 0, n, &mut out);
+    out
+}
+
+/// Removes the scratch folders under `root` left by runs over an hour old (a test killed
+/// half-way leaves its folder behind).
+pub fn remove_stale(root: &std::path::Path) {
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for entry in std::fs::read_dir(root).into_iter().flatten().flatten() {
+        let stale = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t < hour_ago);
+        if stale {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
