@@ -14,6 +14,11 @@ use std::time::Instant;
 /// cores, far fewer than would exhaust the system's threads.
 pub const MAX_THREADS: usize = 1024;
 
+/// The zstd level of the distances files, or the values' level if lower. Measured on
+/// layer 20 (README): level 3 compresses the rounds almost as well as level 9 in a fraction
+/// of the time, and the distances are read far less often than the values.
+const DISTANCES_ZSTD_LEVEL: i32 = 3;
+
 /// What to build.
 #[derive(Clone, Debug)]
 pub struct BuildOptions {
@@ -283,7 +288,10 @@ fn build_in_pool(
                 TableKind::Distances,
                 &solved.distances,
                 summary,
-                opts.write,
+                WriteOptions {
+                    zstd_level: opts.write.zstd_level.min(DISTANCES_ZSTD_LEVEL),
+                    ..opts.write
+                },
             )?;
             drop(solved.distances);
             let written = store::write_layer(&opts.db, opts.rules, n, &solved.values, opts.write)?;
