@@ -467,8 +467,6 @@ impl State<'_> {
                     unsow(self.rules, &entry.board(), |parent| {
                         let p = index::rank(&parent) as usize;
                         prefetch(&self.cells[p]);
-                        // Its best exit (read if its counter runs out) or its round (written if it settles).
-                        prefetch(&self.best_exit[p]);
                         batch.push((p, parent, child_lost));
                     });
                     if batch.len() >= PREFETCH_BATCH {
