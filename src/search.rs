@@ -250,7 +250,10 @@ impl Searcher<'_> {
         }
         let mut hint = None;
         if let Some(e) = self.tt.get(board).copied() {
-            if e.depth >= depth || e.exact {
+            // An estimate is reused only at its own depth, so the answer is exactly the
+            // depth-limited minimax value (the same at every run, checkable); a true value
+            // at any depth.
+            if e.depth == depth || e.exact {
                 let usable = match e.bound {
                     Bound::Exact => true,
                     Bound::Lower => e.value >= beta,
