@@ -480,7 +480,10 @@ impl Browser {
     fn wait_until(&mut self, expr: &str, secs: u64) {
         let until = Instant::now() + Duration::from_secs(secs);
         while Instant::now() < until {
-            if self.eval(expr) == json!(true) {
+            // The page may still be loading (no body yet): an exception counts as false.
+            let guarded =
+                format!("(() => {{ try {{ return ({expr}); }} catch (e) {{ return false; }} }})()");
+            if self.eval(&guarded) == json!(true) {
                 return;
             }
             std::thread::sleep(Duration::from_millis(50));
@@ -567,4 +570,143 @@ fn the_page_in_a_real_browser_shows_values_and_the_computer_answers() {
     let counts: Vec<u8> = serde_json::from_str(counts.as_str().unwrap()).unwrap();
     assert_eq!(counts, game.absolute().to_vec());
     assert_eq!(game.to_move, Side::South);
+}
+
+// ---------------------------------------------------------------------------------------
+// The terminal: awari play and awari analyze
+// ---------------------------------------------------------------------------------------
+
+fn awari(args: &[&str], stdin: &str) -> std::process::Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_awari"))
+        .args(args)
+        .arg("--db")
+        .arg(db_dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn play_in_the_terminal_with_keys_and_undo() {
+    let db = Database::open(db_dir(), Rules::AWARI).unwrap();
+    let board: Board = "2 1 0 3 1 1 1 2 0 1 0 0".parse().unwrap();
+    // South plays pit 1, asks for the values, types nonsense, plays pit 4, undoes that
+    // (and North's answer), plays pit 5, then stdin ends.
+    let out = awari(
+        &[
+            "play",
+            "--level",
+            "perfect",
+            "--seed",
+            "3",
+            "--start",
+            &board.to_string(),
+        ],
+        "1\nh\nxyz\n4\nu\n5\n",
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("'xyz': type a pit 1..6"), "{stdout}");
+    assert!(stdout.contains("value "), "{stdout}");
+    // The record printed at the end replays, and North's moves were perfect.
+    let text = stdout.split("awari analyze reads this):").nth(1).unwrap();
+    let record = GameRecord::parse(text, Rules::AWARI).unwrap();
+    assert_eq!(record.start, board);
+    let game = record.replay().unwrap();
+    let south: Vec<u8> = game
+        .plies
+        .iter()
+        .filter(|p| p.side == Side::South)
+        .map(|p| p.pit + 1)
+        .collect();
+    assert_eq!(&south[..2.min(south.len())], &[1, 5][..2.min(south.len())]);
+    for p in game.plies.iter().filter(|p| p.side == Side::North) {
+        let best = db.best_moves(&p.before).unwrap();
+        assert!(best.iter().any(|m| m.pit == p.pit), "{:?}", p.before);
+        assert!(stdout.contains(&format!("north plays {}", p.pit + 1)));
+    }
+}
+
+#[test]
+fn analyze_judges_every_move_against_the_tables() {
+    let db = Database::open(db_dir(), Rules::AWARI).unwrap();
+    let start = sample(TOP, 1, 21)[0];
+    // A game played by "highest pit", with its mistakes.
+    let mut record = GameRecord::parse(&format!("start {start}"), Rules::AWARI).unwrap();
+    for _ in 0..8 {
+        let g = record.replay().unwrap();
+        if g.end.is_some() {
+            break;
+        }
+        let moves = db.rules().legal_moves(&g.board);
+        record.moves.push(moves.as_slice()[moves.len() - 1].pit);
+    }
+    assert!(record.moves.len() >= 3);
+    let out = awari(&["analyze", "--json"], &record.to_string());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = v["moves"].as_array().unwrap();
+    assert_eq!(rows.len(), record.moves.len());
+    let game = record.replay().unwrap();
+    for (row, ply) in rows.iter().zip(&game.plies) {
+        let before = db.value(&ply.before).unwrap();
+        let moves = db.moves_with_values(&ply.before).unwrap();
+        let played = moves.iter().find(|m| m.pit == ply.pit).unwrap().value;
+        let best: Vec<u8> = db
+            .best_moves(&ply.before)
+            .unwrap()
+            .iter()
+            .map(|m| m.pit)
+            .collect();
+        assert_eq!(row["side"], json!(ply.side.name()));
+        assert_eq!(row["pit"], json!(ply.pit));
+        assert_eq!(row["value_before"], json!(before));
+        assert_eq!(row["value_played"], json!(played));
+        assert_eq!(row["best"], json!(best));
+        assert_eq!(row["lost"], json!(i32::from(before) - i32::from(played)));
+        assert_eq!(row["exact"], json!(true));
+    }
+    // The text form: one line per move, the same numbers.
+    let out = awari(&["analyze", "-"], &record.to_string());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let first = &rows[0];
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("1  "))
+        .unwrap();
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(
+        fields[3],
+        format!("{:+}", first["value_before"].as_i64().unwrap())
+    );
+    assert_eq!(
+        fields[4],
+        format!("{:+}", first["value_played"].as_i64().unwrap())
+    );
+
+    // A bad move list: one line naming the move, non-zero exit.
+    for (list, needle) in [
+        ("1. 3 2  2. 9", "move 3 ('9'): not a pit number 1..6"),
+        ("3 3 1 3", "move 4 (pit 3 of north): that pit is empty"),
+        ("rules go\n1", "line 1: unknown rules preset 'go'"),
+    ] {
+        let out = awari(&["analyze"], list);
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(!out.status.success());
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.starts_with("error: ") && err.contains(needle), "{err}");
+    }
 }
