@@ -122,20 +122,24 @@ pub fn analyse(db: &Database, board: &Board, limits: &Limits) -> Result<Analysis
     let mut s = Searcher {
         db,
         top,
-        deadline: started + limits.think,
+        deadline: started
+            .checked_add(limits.think)
+            .unwrap_or(started + Duration::from_secs(1 << 30)),
         nodes: 0,
         out_of_time: false,
+        first_depth: true,
         tt: HashMap::new(),
     };
     // Root moves, searched best first in each iteration after the first.
     let mut order: Vec<usize> = (0..moves.len()).collect();
     let mut done: Option<(Vec<MoveValue>, bool, u32)> = None;
     for depth in 1..=limits.max_depth.clamp(1, MAX_DEPTH) {
+        s.first_depth = depth == 1;
         let mut values: Vec<Option<(i32, bool)>> = vec![None; moves.len()];
         for &i in &order {
             let m = moves.as_slice()[i];
             let (v, exact) = s.negamax(&m.child, depth - 1, -INF, INF)?;
-            if s.out_of_time && depth > 1 {
+            if s.out_of_time {
                 break;
             }
             values[i] = Some((i32::from(m.captured) - v, exact));
@@ -218,6 +222,8 @@ struct Searcher<'a> {
     deadline: Instant,
     nodes: u64,
     out_of_time: bool,
+    /// Depth 1 is finished whatever the clock says (its leaves are lookups).
+    first_depth: bool,
     tt: HashMap<Board, Entry>,
 }
 
@@ -232,7 +238,7 @@ impl Searcher<'_> {
         beta: i32,
     ) -> Result<(i32, bool), ProbeError> {
         self.nodes += 1;
-        if self.nodes % CLOCK_EVERY == 0 && Instant::now() >= self.deadline {
+        if !self.first_depth && self.nodes % CLOCK_EVERY == 0 && Instant::now() >= self.deadline {
             self.out_of_time = true;
         }
         if self.out_of_time {
