@@ -49,12 +49,14 @@ pub enum Side {
 }
 
 impl Side {
+    /// The opponent.
     pub fn other(self) -> Side {
         match self {
             Side::South => Side::North,
             Side::North => Side::South,
         }
     }
+    /// `south` or `north`, as the move-list format and the JSON spell it.
     pub fn name(self) -> &'static str {
         match self {
             Side::South => "south",
@@ -76,9 +78,11 @@ impl fmt::Display for Side {
 /// A game as written down: where it started and the pits played.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameRecord {
+    /// The rules preset the game is played under.
     pub rules: Rules,
     /// The start position, from the first mover's side.
     pub start: Board,
+    /// Who moves first.
     pub first: Side,
     /// Seeds South and North had captured before the start.
     pub captured: [u32; 2],
@@ -89,19 +93,44 @@ pub struct GameRecord {
 /// Why a move list was refused. Each message is one line and names the line or the move.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GameError {
+    /// A header line (`rules`, `start`, `first`, `captured`) that does not read.
     #[error("line {line}: {message}")]
-    Header { line: usize, message: String },
+    Header {
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A token that is neither a pit number 1..6 nor a move number.
     #[error("move {number} ('{token}'): not a pit number 1..6")]
-    NotAPit { number: usize, token: String },
+    NotAPit {
+        /// 1-based number of the move.
+        number: usize,
+        /// The token as written (escaped and cut).
+        token: String,
+    },
+    /// A move the rules do not allow where it is played.
     #[error("move {number} (pit {pit} of {side}): {reason}")]
     Illegal {
+        /// 1-based number of the move.
         number: usize,
+        /// The pit, 1..6 from the mover's left.
         pit: u8,
+        /// Who played it.
         side: Side,
+        /// Why it is refused.
         reason: String,
     },
     #[error("captured {south},{north} with {board} seeds on the board makes more than 48 seeds")]
-    TooManySeeds { south: u32, north: u32, board: u32 },
+    /// The captured counts and the start board hold more than 48 seeds.
+    TooManySeeds {
+        /// Seeds South had captured.
+        south: u32,
+        /// Seeds North had captured.
+        north: u32,
+        /// Seeds on the start board.
+        board: u32,
+    },
 }
 
 impl GameRecord {
@@ -141,9 +170,12 @@ impl GameRecord {
                     continue;
                 }
                 "start" => {
-                    record.start = rest
-                        .parse()
-                        .map_err(|e| header(format!("bad start board '{rest}': {e}")))?;
+                    record.start = rest.parse().map_err(|e| {
+                        header(format!(
+                            "bad start board '{}': {e}",
+                            crate::board::clip(rest)
+                        ))
+                    })?;
                     continue;
                 }
                 "first" => {
@@ -152,7 +184,8 @@ impl GameRecord {
                         "north" => Side::North,
                         _ => {
                             return Err(header(format!(
-                                "'first {rest}': expected 'first south' or 'first north'"
+                                "'first {}': expected 'first south' or 'first north'",
+                                crate::board::clip(rest)
                             )))
                         }
                     };
@@ -166,7 +199,8 @@ impl GameRecord {
                     let parsed: Vec<u32> = nums.iter().filter_map(|t| t.parse().ok()).collect();
                     if nums.len() != 2 || parsed.len() != 2 || parsed.iter().any(|&x| x > 48) {
                         return Err(header(format!(
-                            "'captured {rest}': expected two seed counts (south, north), e.g. captured 3 5"
+                            "'captured {}': expected two seed counts (south, north), e.g. captured 3 5",
+                            crate::board::clip(rest)
                         )));
                     }
                     record.captured = [parsed[0], parsed[1]];
@@ -190,7 +224,7 @@ impl GameRecord {
                     _ => {
                         return Err(GameError::NotAPit {
                             number,
-                            token: token.to_string(),
+                            token: crate::board::clip(token),
                         })
                     }
                 }
@@ -265,9 +299,11 @@ impl fmt::Display for GameRecord {
 /// One move of a replayed game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Ply {
+    /// Who played it.
     pub side: Side,
     /// 0..=5 from the mover's left.
     pub pit: u8,
+    /// Seeds it captured.
     pub captured: u8,
     /// The position before the move, from the mover's side.
     pub before: Board,
@@ -291,6 +327,7 @@ pub enum EndReason {
 /// The end of a game: why, and the final scores.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GameEnd {
+    /// Which rule ended it.
     pub reason: EndReason,
     /// Final seeds of South and North (halves when seeds left are shared).
     pub score: [f64; 2],
@@ -312,12 +349,15 @@ impl GameEnd {
 /// A game replayed to its current position.
 #[derive(Clone, Debug)]
 pub struct Game {
+    /// The rules preset.
     pub rules: Rules,
     /// The current position, from the side to move.
     pub board: Board,
+    /// Who is to move.
     pub to_move: Side,
     /// Seeds South and North have captured.
     pub captured: [u32; 2],
+    /// The moves played.
     pub plies: Vec<Ply>,
     /// `Some` once the game is over.
     pub end: Option<GameEnd>,

@@ -62,6 +62,7 @@ impl Limits {
 /// What [`analyse`] found about one position.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Analysis {
+    /// The position analysed, from the side to move.
     pub board: Board,
     /// The seed difference the side to move gets from now on: the table value when
     /// `exact`, otherwise the search's estimate at `depth`.
@@ -238,7 +239,10 @@ impl Searcher<'_> {
         beta: i32,
     ) -> Result<(i32, bool), ProbeError> {
         self.nodes += 1;
-        if !self.first_depth && self.nodes % CLOCK_EVERY == 0 && Instant::now() >= self.deadline {
+        if !self.first_depth
+            && self.nodes.is_multiple_of(CLOCK_EVERY)
+            && Instant::now() >= self.deadline
+        {
             self.out_of_time = true;
         }
         if self.out_of_time {
@@ -345,6 +349,7 @@ pub enum Level {
 }
 
 impl Level {
+    /// The five levels, weakest first.
     pub const ALL: [Level; 5] = [
         Level::Fair,
         Level::Good,
@@ -405,6 +410,7 @@ pub struct Choice {
     pub play: MoveValue,
     /// Whether the move was drawn at random (the `Fair` level).
     pub random: bool,
+    /// The analysis the move was chosen from.
     pub analysis: Analysis,
 }
 
@@ -414,9 +420,11 @@ pub struct Choice {
 pub struct Rng(u64);
 
 impl Rng {
+    /// A generator whose stream is fixed by `seed`.
     pub fn new(seed: u64) -> Rng {
         Rng(seed)
     }
+    /// The next number of the stream.
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;

@@ -3,8 +3,8 @@
 mod commands;
 mod layers;
 mod output;
-mod progress;
 mod play;
+mod progress;
 mod serve;
 
 use clap::{Args, Parser, Subcommand};

@@ -1,6 +1,7 @@
 //! `awari play` (a game against the computer in the terminal) and `awari analyze` (every
 //! move of a game judged against the tables).
 
+use super::output::{self, say, shown};
 use super::serve::{analysis_json, Oracle};
 use anyhow::{anyhow, bail, Context, Result};
 use awari::game::{Game, GameRecord, Side};
@@ -69,7 +70,7 @@ fn print_values(oracle: &Oracle, rules: Rules, game: &Game) -> Result<()> {
         .iter()
         .map(|m| format!("{}:{:+}", m.pit + 1, m.value))
         .collect();
-    println!(
+    say!(
         "  value {:+} for {} ({how}); moves {}",
         a.value,
         game.to_move,
@@ -87,7 +88,7 @@ pub fn cmd_play(opts: PlayOptions) -> Result<bool> {
     let mut rng = Rng::new(opts.seed);
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
-    println!(
+    say!(
         "awari play: rules {}, computer {} at level {} ({}). Keys: 1-6 play a pit from your left, u undo, h values, q quit.",
         opts.rules,
         opts.computer.map_or("nobody", Side::name),
@@ -96,9 +97,9 @@ pub fn cmd_play(opts: PlayOptions) -> Result<bool> {
     );
     loop {
         let game = record.replay()?;
-        println!("\n{}", picture(&game));
+        say!("\n{}", picture(&game));
         if let Some(end) = game.end {
-            println!("game over: {}", game.end_text(&end));
+            say!("game over: {}", game.end_text(&end));
             break;
         }
         if Some(game.to_move) == opts.computer {
@@ -115,14 +116,18 @@ pub fn cmd_play(opts: PlayOptions) -> Result<bool> {
             } else {
                 String::new()
             };
-            println!("{} plays {}{cap}", game.to_move, choice.play.pit + 1);
+            say!("{} plays {}{cap}", game.to_move, choice.play.pit + 1);
             record.moves.push(choice.play.pit);
             continue;
         }
-        print!("{} to move (1-6, u, h, q): ", game.to_move);
-        std::io::stdout().flush()?;
+        let prompt = format!("{} to move (1-6, u, h, q): ", game.to_move);
+        let mut out = std::io::stdout().lock();
+        if let Err(e) = out.write_all(prompt.as_bytes()).and_then(|()| out.flush()) {
+            output::failed(e);
+        }
+        drop(out);
         let Some(line) = lines.next() else {
-            println!();
+            say!();
             break;
         };
         let line = line.context("reading stdin")?;
@@ -142,26 +147,26 @@ pub fn cmd_play(opts: PlayOptions) -> Result<bool> {
                     }
                 }
                 if !undone {
-                    println!("nothing to undo");
+                    say!("nothing to undo");
                 }
             }
             _ => {
                 let pit = match key.parse::<u8>() {
                     Ok(p @ 1..=6) => p - 1,
                     _ => {
-                        println!("'{key}': type a pit 1..6, u, h or q");
+                        say!("'{}': type a pit 1..6, u, h or q", shown(key));
                         continue;
                     }
                 };
                 let mut next = game.clone();
                 match next.play(pit) {
                     Ok(()) => record.moves.push(pit),
-                    Err(why) => println!("pit {}: {why}", pit + 1),
+                    Err(why) => say!("pit {}: {why}", pit + 1),
                 }
             }
         }
     }
-    println!("\nthe game so far (awari analyze reads this):\n{record}");
+    say!("\nthe game so far (awari analyze reads this):\n{record}");
     Ok(true)
 }
 
@@ -175,9 +180,8 @@ pub fn cmd_analyze(
     json_out: bool,
 ) -> Result<bool> {
     let text = match file {
-        Some(p) if p != Path::new("-") => {
-            std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?
-        }
+        Some(p) if p != Path::new("-") => std::fs::read_to_string(p)
+            .with_context(|| format!("reading {}", shown(&p.display().to_string())))?,
         _ => {
             let mut s = String::new();
             std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
@@ -197,16 +201,22 @@ pub fn cmd_analyze(
     let mut rows = Vec::new();
     let mut lost = [0i64; 2];
     if !json_out {
-        println!(
+        say!(
             "rules {}, start {} ({} to move), {} moves",
             record.rules,
             record.start,
             record.first,
             record.moves.len()
         );
-        println!(
+        say!(
             "{:>4}  {:<5}  {:>3}  {:>6}  {:>6}  {:<9}  {:>4}  how",
-            "move", "side", "pit", "before", "played", "best", "lost"
+            "move",
+            "side",
+            "pit",
+            "before",
+            "played",
+            "best",
+            "lost"
         );
     }
     for (i, &pit) in record.moves.iter().enumerate() {
@@ -241,7 +251,7 @@ pub fn cmd_analyze(
                 "position": analysis_json(record.rules, &a),
             }));
         } else {
-            println!(
+            say!(
                 "{:>4}  {:<5}  {:>3}  {:>+6}  {:>+6}  {:<9}  {:>4}  {how}",
                 i + 1,
                 side.name(),
@@ -256,7 +266,7 @@ pub fn cmd_analyze(
     }
     let end = end_game.end.map(|e| end_game.end_text(&e));
     if json_out {
-        println!(
+        say!(
             "{}",
             serde_json::to_string_pretty(&json!({
                 "rules": record.rules.name(),
@@ -269,13 +279,16 @@ pub fn cmd_analyze(
             }))?
         );
     } else {
-        println!(
+        say!(
             "seeds given away: south {}, north {}; captured so far: south {}, north {}",
-            lost[0], lost[1], end_game.captured[0], end_game.captured[1]
+            lost[0],
+            lost[1],
+            end_game.captured[0],
+            end_game.captured[1]
         );
         match end {
-            Some(text) => println!("game over: {text}"),
-            None => println!("the game goes on: {} to move", end_game.to_move),
+            Some(text) => say!("game over: {text}"),
+            None => say!("the game goes on: {} to move", end_game.to_move),
         }
     }
     Ok(true)

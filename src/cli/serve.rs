@@ -19,6 +19,7 @@
 //!
 //! Bad input gets HTTP 400 and `{"error": "<one line>"}`.
 
+use super::output::{say, shown};
 use anyhow::{anyhow, Context, Result};
 use awari::game::{Game, GameRecord, Side};
 use awari::probe::Verdict;
@@ -26,7 +27,6 @@ use awari::search::{self, Analysis, Level, Limits, Rng};
 use awari::{Board, Database, Rules};
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::sync::Arc;
@@ -153,7 +153,7 @@ fn board_param(params: &HashMap<String, String>) -> Result<Board> {
         .get("board")
         .ok_or_else(|| bad("missing parameter 'board' (12 pit counts)"))?;
     text.parse::<Board>()
-        .map_err(|e| bad(format!("bad board '{}': {e}", text.trim())))
+        .map_err(|e| bad(format!("bad board '{}': {e}", shown(text.trim()))))
 }
 
 fn game_param(params: &HashMap<String, String>) -> Result<(GameRecord, Game)> {
@@ -229,7 +229,7 @@ fn seed_param(params: &HashMap<String, String>) -> Result<u64> {
         Some(s) => s
             .trim()
             .parse()
-            .map_err(|_| bad(format!("bad seed '{s}': expected a whole number"))),
+            .map_err(|_| bad(format!("bad seed '{}': expected a whole number", shown(s)))),
         None => Ok(std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos() as u64)
@@ -300,7 +300,7 @@ fn handle(oracle: &Oracle, url: &str) -> Result<(u16, &'static str, String)> {
             return Ok((
                 404,
                 "application/json",
-                json!({ "error": format!("no such page: {path}") }).to_string(),
+                json!({ "error": format!("no such page: {}", shown(&path)) }).to_string(),
             ))
         }
     };
@@ -331,7 +331,7 @@ fn answer(oracle: &Oracle, request: tiny_http::Request) {
             } else {
                 500
             };
-            let msg = format!("{e:#}").replace('\n', " ");
+            let msg = super::output::clip_line(&format!("{e:#}"));
             (
                 status,
                 "application/json",
@@ -377,11 +377,10 @@ pub fn cmd_serve(db: &Path, bind: &str, port: u16, think_ms: u64) -> Result<bool
             None => format!("{r} none"),
         })
         .collect();
-    println!(
+    say!(
         "awari oracle listening on http://{local}/  (tables: {}; think {think_ms} ms)",
         tables.join(", ")
     );
-    std::io::stdout().flush()?;
     let workers: Vec<_> = (0..WORKERS)
         .map(|_| {
             let server = Arc::clone(&server);
