@@ -9,7 +9,8 @@ use awari::build::{build, BuildOptions};
 use awari::search::{analyse, Limits};
 use awari::store::WriteOptions;
 use awari::{Board, Database, Rules};
-use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use std::hint::black_box;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Command, Stdio};
@@ -40,11 +41,10 @@ fn bench_search(c: &mut Criterion) {
             rules: Rules::AWARI,
             max_seeds: TOP,
             threads: None,
-            progress: false,
             memory_limit: None,
             write: WriteOptions::default(),
         },
-        |_| {},
+        &awari::solve::Quiet,
     )
     .expect("build");
     let sample = common::positions(TOP, 64, 0x5EED);

@@ -37,11 +37,10 @@ fn fixture() -> &'static Fixture {
                 rules: Rules::AWARI,
                 max_seeds: TOP,
                 threads: None,
-                progress: false,
                 memory_limit: None,
                 write: WriteOptions::default(),
             },
-            |_| {},
+            &awari::solve::Quiet,
         )
         .unwrap();
         std::fs::create_dir_all(store::rules_dir(&partial, Rules::AWARI)).unwrap();

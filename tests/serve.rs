@@ -49,11 +49,10 @@ fn db_dir() -> &'static Path {
                 rules: Rules::AWARI,
                 max_seeds: TOP,
                 threads: None,
-                progress: false,
                 memory_limit: None,
                 write: WriteOptions::default(),
             },
-            |_| {},
+            &awari::solve::Quiet,
         )
         .unwrap();
         dir
@@ -326,7 +325,7 @@ fn games_and_computer_moves_through_the_api() {
     assert_eq!(v["record"]["moves"], json!(record.moves));
     assert_eq!(
         v["to_move"],
-        json!(if record.moves.len() % 2 == 0 {
+        json!(if record.moves.len().is_multiple_of(2) {
             "south"
         } else {
             "north"

@@ -139,7 +139,7 @@ pub fn cmd_play(opts: PlayOptions) -> Result<bool> {
             "u" | "undo" => {
                 // Back to the last position where a person was to move.
                 let mut undone = false;
-                while let Some(_) = record.moves.pop() {
+                while record.moves.pop().is_some() {
                     let back = record.replay()?;
                     if Some(back.to_move) != opts.computer {
                         undone = true;
