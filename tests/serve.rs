@@ -709,3 +709,112 @@ fn analyze_judges_every_move_against_the_tables() {
         assert!(err.starts_with("error: ") && err.contains(needle), "{err}");
     }
 }
+
+#[test]
+fn the_page_edits_positions_undoes_and_loads_move_lists() {
+    let Some(chromium) = chromium_path() else {
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            panic!("chromium is missing (apt-get install chromium); CI must run the browser test");
+        }
+        eprintln!("SKIPPED: no chromium at /usr/bin/chromium (set AWARI_CHROMIUM)");
+        return;
+    };
+    let server = Server::start();
+    let db = Database::open(db_dir(), Rules::AWARI).unwrap();
+    let board: Board = "2 1 0 3 1 1 1 2 0 1 0 0".parse().unwrap();
+    let mut browser = Browser::launch(&chromium);
+    let url = format!(
+        "http://{}/?rules=awari&board={}&computer=none",
+        server.addr,
+        enc(&board.to_string())
+    );
+    browser.call("Page.navigate", json!({ "url": url }));
+    let ready = "document.body.dataset.state === 'ready'";
+    browser.wait_until(ready, 20);
+    let pits_js = "JSON.stringify([...document.querySelectorAll('.pit')].map(e => [Number(e.dataset.pit), Number(e.querySelector('.count').textContent)]).sort((a, b) => a[0] - b[0]).map(p => p[1]))";
+    let values_js = "JSON.stringify([...document.querySelectorAll('.val[data-value]')].map(e => [Number(e.dataset.for), Number(e.dataset.value)]).sort((a, b) => a[0] - b[0]))";
+    let read = |b: &mut Browser, js: &str| -> Value {
+        serde_json::from_str(b.eval(js).as_str().unwrap()).unwrap()
+    };
+
+    // Edit: a seed added to North's pit 2 (data-pit 7), one taken from South's pit 1, and
+    // North to move; the values shown are then North's, on the top row.
+    browser.eval("document.getElementById('edit').click(), true");
+    browser.wait_until(ready, 20);
+    browser.eval("document.querySelector('.pit[data-pit=\"7\"]').click(), true");
+    browser.wait_until(
+        &format!("{ready} && {pits_js}.startsWith('[2,1,0,3,1,1,1,3,')"),
+        20,
+    );
+    browser.eval("document.querySelector('.pit[data-pit=\"0\"]').dispatchEvent(new MouseEvent('contextmenu', {bubbles: true})), true");
+    browser.wait_until(
+        &format!("{ready} && {pits_js}.startsWith('[1,1,0,3,1,1,1,3,')"),
+        20,
+    );
+    browser.eval("(() => { const s = document.getElementById('tomove'); s.value = 'north'; s.dispatchEvent(new Event('change')); return true; })()");
+    browser.wait_until(
+        &format!("{ready} && document.body.dataset.toMove === 'north'"),
+        20,
+    );
+    browser.eval("document.getElementById('done').click(), true");
+    browser.wait_until(
+        &format!("{ready} && document.getElementById('editbar').hidden"),
+        20,
+    );
+    let edited: Board = "1 1 0 3 1 1 1 3 0 1 0 0".parse().unwrap();
+    assert_eq!(read(&mut browser, pits_js), json!(edited.pits()));
+    // North moves: the position from North's side is the edited board swapped.
+    let north_view = edited.swapped();
+    let expected: Vec<(u8, i8)> = db
+        .moves_with_values(&north_view)
+        .unwrap()
+        .iter()
+        .map(|m| (m.pit + 6, m.value))
+        .collect();
+    assert_eq!(read(&mut browser, values_js), json!(expected));
+
+    // Keys 1-6 play North's pits from North's left; undo and redo.
+    let first = expected[0].0 - 6 + 1;
+    browser.eval(&format!(
+        "document.dispatchEvent(new KeyboardEvent('keydown', {{key: '{first}'}})), true"
+    ));
+    browser.wait_until(
+        &format!("{ready} && document.body.dataset.plies === '1'"),
+        20,
+    );
+    browser.eval("document.getElementById('undo').click(), true");
+    browser.wait_until(
+        &format!("{ready} && document.body.dataset.plies === '0'"),
+        20,
+    );
+    browser.eval("document.getElementById('redo').click(), true");
+    browser.wait_until(
+        &format!("{ready} && document.body.dataset.plies === '1'"),
+        20,
+    );
+
+    // A pasted move list: a bad one is refused with the move named, a good one loads.
+    let set_text = |b: &mut Browser, text: &str| {
+        b.eval(&format!(
+            "document.getElementById('record').value = {}, document.getElementById('load').click(), true",
+            json!(text)
+        ));
+    };
+    set_text(&mut browser, "rules awari\n1. 3 3 1 3");
+    browser.wait_until(
+        "document.getElementById('error').textContent.includes('move 4 (pit 3 of north): that pit is empty')",
+        20,
+    );
+    set_text(&mut browser, "rules abapa\n1. 3 2  2. 6");
+    browser.wait_until(
+        &format!("{ready} && document.body.dataset.plies === '3'"),
+        20,
+    );
+    let record = GameRecord::parse("rules abapa\n3 2 6", Rules::AWARI).unwrap();
+    let game = record.replay().unwrap();
+    assert_eq!(read(&mut browser, pits_js), json!(game.absolute()));
+    assert_eq!(
+        browser.eval("document.getElementById('rules').value"),
+        json!("abapa")
+    );
+}
