@@ -67,12 +67,22 @@ struct Server {
 
 impl Server {
     fn start() -> Server {
+        Server::start_with(&[])
+    }
+
+    fn start_with(env: &[(&str, &str)]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_awari"))
             .args(["serve", "--port", "0", "--think-ms", &THINK_MS.to_string()])
+            .envs(env.iter().copied())
+            // The panic test's server prints its panics; the others keep stderr for failures.
+            .stderr(if env.is_empty() {
+                Stdio::inherit()
+            } else {
+                Stdio::null()
+            })
             .arg("--db")
             .arg(db_dir())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
             .spawn()
             .unwrap();
         let mut first = String::new();
@@ -288,6 +298,22 @@ fn bad_requests_get_400_and_one_line_and_the_server_goes_on() {
     let (status, page) = server.get("/");
     assert_eq!(status, 200);
     assert!(page.contains("dataset.pit") && page.contains("<script>"));
+}
+
+#[test]
+fn a_panicking_handler_does_not_take_the_server_down() {
+    let server = Server::start_with(&[("AWARI_SERVE_PANIC_ROUTE", "1")]);
+    for _ in 0..6 {
+        // More panics than worker threads: every worker survives its panic.
+        let (status, v) = server.get_json("/api/panic");
+        assert_eq!(status, 500, "{v}");
+        assert!(v["error"].as_str().unwrap().contains("internal error"));
+    }
+    let (status, v) = server.get_json("/api/position?board=1+1+1+1+1+1+1+1+1+1+1+1");
+    assert_eq!(status, 200, "{v}");
+    // Without the variable the route does not exist.
+    let plain = Server::start();
+    assert_eq!(plain.get("/api/panic").0, 404);
 }
 
 #[test]

@@ -266,6 +266,11 @@ fn handle(oracle: &Oracle, url: &str) -> Result<(u16, &'static str, String)> {
     let (path, params) = query(url);
     let body = match path.as_str() {
         "/" | "/index.html" => return Ok((200, "text/html; charset=utf-8", PAGE.to_string())),
+        // Lets the tests check that a panicking handler does not take the server down;
+        // absent unless the server was started with AWARI_SERVE_PANIC_ROUTE set.
+        "/api/panic" if std::env::var_os("AWARI_SERVE_PANIC_ROUTE").is_some() => {
+            panic!("/api/panic was requested")
+        }
         "/api/position" => {
             let rules = rules_param(&params)?;
             let board = board_param(&params)?;
