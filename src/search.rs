@@ -399,7 +399,7 @@ impl FromStr for Level {
         Level::ALL
             .into_iter()
             .find(|l| l.name() == key || (*l as u8).to_string() == key)
-            .ok_or_else(|| LevelError(text.to_string()))
+            .ok_or_else(|| LevelError(crate::board::clip(text)))
     }
 }
 
