@@ -16,11 +16,14 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::time::Duration;
 
+mod common;
+
 const TOP: u32 = 12;
 const LOW: u32 = 9;
 
+/// The two folders, under Cargo's per-target scratch folder (statics are never dropped, so
+/// folders left by runs more than an hour old are removed here).
 struct Fixture {
-    _dir: tempfile::TempDir,
     full: PathBuf,
     partial: PathBuf,
 }
@@ -28,9 +31,16 @@ struct Fixture {
 fn fixture() -> &'static Fixture {
     static F: OnceLock<Fixture> = OnceLock::new();
     F.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        let full = dir.path().join("full");
-        let partial = dir.path().join("partial");
+        let root = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("awari-search-tests");
+        std::fs::create_dir_all(&root).unwrap();
+        common::remove_stale(&root);
+        let dir = tempfile::Builder::new()
+            .prefix("db-")
+            .tempdir_in(&root)
+            .unwrap()
+            .keep();
+        let full = dir.join("full");
+        let partial = dir.join("partial");
         build(
             &BuildOptions {
                 db: full.clone(),
@@ -51,11 +61,7 @@ fn fixture() -> &'static Fixture {
             )
             .unwrap();
         }
-        Fixture {
-            _dir: dir,
-            full,
-            partial,
-        }
+        Fixture { full, partial }
     })
 }
 

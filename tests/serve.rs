@@ -16,7 +16,9 @@ use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
+
+mod common;
 
 const TOP: u32 = 12;
 const THINK_MS: u64 = 300;
@@ -28,16 +30,7 @@ fn db_dir() -> &'static Path {
     DB.get_or_init(|| {
         let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("awari-serve-tests");
         std::fs::create_dir_all(&root).unwrap();
-        let hour_ago = SystemTime::now() - Duration::from_secs(3600);
-        for entry in std::fs::read_dir(&root).unwrap().flatten() {
-            let stale = entry
-                .metadata()
-                .and_then(|m| m.modified())
-                .is_ok_and(|t| t < hour_ago);
-            if stale {
-                let _ = std::fs::remove_dir_all(entry.path());
-            }
-        }
+        common::remove_stale(&root);
         let dir = tempfile::Builder::new()
             .prefix("db-")
             .tempdir_in(&root)
