@@ -8,9 +8,11 @@
 
 pub mod board;
 pub mod build;
+pub mod game;
 pub mod index;
 pub mod probe;
 pub mod rules;
+pub mod search;
 pub mod solve;
 pub mod store;
 pub mod verify;

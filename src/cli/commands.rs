@@ -54,7 +54,83 @@ pub fn run(cli: Cli) -> Result<bool> {
         Command::Verify { db, layers } => cmd_verify(db, layers),
         Command::Start { db, seeds_per_pit } => cmd_start(db, seeds_per_pit),
         Command::Moves { rules, board } => cmd_moves(&rules, &board),
+        Command::Serve {
+            db,
+            port,
+            bind,
+            think_ms,
+        } => super::serve::cmd_serve(&db, &bind, port, think_ms),
+        Command::Play {
+            db,
+            level,
+            computer,
+            start,
+            first,
+            think_ms,
+            seed,
+        } => cmd_play(
+            db,
+            &level,
+            &computer,
+            start.as_deref(),
+            &first,
+            think_ms,
+            seed,
+        ),
+        Command::Analyze {
+            db,
+            file,
+            think_ms,
+            json,
+        } => {
+            check_think(think_ms)?;
+            super::play::cmd_analyze(
+                &db.db,
+                parse_rules(&db.rules)?,
+                file.as_deref(),
+                std::time::Duration::from_millis(think_ms),
+                json,
+            )
+        }
     }
+}
+
+fn check_think(think_ms: u64) -> Result<()> {
+    if think_ms == 0 {
+        bail!("--think-ms must be at least 1");
+    }
+    Ok(())
+}
+
+fn cmd_play(
+    db: DbArgs,
+    level: &str,
+    computer: &str,
+    start: Option<&str>,
+    first: &str,
+    think_ms: u64,
+    seed: Option<u64>,
+) -> Result<bool> {
+    check_think(think_ms)?;
+    let seed = seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(1)
+    });
+    super::play::cmd_play(super::play::PlayOptions {
+        rules: parse_rules(&db.rules)?,
+        db: db.db,
+        level: level.parse()?,
+        computer: super::play::parse_computer(computer)?,
+        start: match start {
+            Some(text) => parse_board(text)?,
+            None => Board::opening(4)?,
+        },
+        first: super::play::parse_first(first)?,
+        think: std::time::Duration::from_millis(think_ms),
+        seed,
+    })
 }
 
 fn parse_rules(name: &str) -> Result<Rules> {

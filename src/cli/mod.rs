@@ -3,7 +3,9 @@
 mod commands;
 mod layers;
 mod output;
+mod play;
 mod progress;
+mod serve;
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -132,5 +134,60 @@ pub enum Command {
         rules: String,
         #[arg(allow_hyphen_values = true)]
         board: String,
+    },
+    /// The Awari Oracle in a local web page: play against the computer at five levels, see
+    /// the value of every move, edit positions. Also a JSON API (see the README).
+    Serve {
+        /// Database folder (one subfolder per rules preset).
+        #[arg(long, default_value = "data/db")]
+        db: PathBuf,
+        /// Port to listen on (0: any free port, printed at start).
+        #[arg(long, default_value_t = 8080)]
+        port: u16,
+        /// Address to listen on.
+        #[arg(long, default_value = "127.0.0.1")]
+        bind: String,
+        /// Time the search may take for a position above the built layers (milliseconds).
+        #[arg(long, default_value_t = 2000)]
+        think_ms: u64,
+    },
+    /// Play against the computer in the terminal: type a pit 1..6 (from your left) and Enter;
+    /// u undoes, h shows every move's value, q quits. Prints the game's move list at the end.
+    Play {
+        #[command(flatten)]
+        db: DbArgs,
+        /// fair (often random), good, strong, expert or perfect (or 1..5).
+        #[arg(long, default_value = "strong")]
+        level: String,
+        /// The side the computer plays: north (the top row), south or none.
+        #[arg(long, default_value = "north")]
+        computer: String,
+        /// Start position, from the first mover's side (default: 4 seeds in every pit).
+        #[arg(long, allow_hyphen_values = true)]
+        start: Option<String>,
+        /// Who moves first: south (the bottom row, you by default) or north.
+        #[arg(long, default_value = "south")]
+        first: String,
+        /// The computer's think time above the built layers (milliseconds).
+        #[arg(long, default_value_t = 2000)]
+        think_ms: u64,
+        /// Seed of the random choices (default: the clock).
+        #[arg(long)]
+        seed: Option<u64>,
+    },
+    /// Judge every move of a game: the value before it, the value of the move played, the
+    /// best moves and the seeds it gave away. Reads the move-list format of the web page and
+    /// of `awari play` (see the README) from FILE, or stdin when FILE is - or missing.
+    Analyze {
+        #[command(flatten)]
+        db: DbArgs,
+        /// The game's move list.
+        file: Option<PathBuf>,
+        /// Search time per position above the built layers (milliseconds).
+        #[arg(long, default_value_t = 1000)]
+        think_ms: u64,
+        /// One JSON document.
+        #[arg(long)]
+        json: bool,
     },
 }
