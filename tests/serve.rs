@@ -294,22 +294,6 @@ fn bad_requests_get_400_and_one_line_and_the_server_goes_on() {
 }
 
 #[test]
-fn a_panicking_handler_does_not_take_the_server_down() {
-    let server = Server::start_with(&[("AWARI_SERVE_PANIC_ROUTE", "1")]);
-    for _ in 0..6 {
-        // More panics than worker threads: every worker survives its panic.
-        let (status, v) = server.get_json("/api/panic");
-        assert_eq!(status, 500, "{v}");
-        assert!(v["error"].as_str().unwrap().contains("internal error"));
-    }
-    let (status, v) = server.get_json("/api/position?board=1+1+1+1+1+1+1+1+1+1+1+1");
-    assert_eq!(status, 200, "{v}");
-    // Without the variable the route does not exist.
-    let plain = Server::start();
-    assert_eq!(plain.get("/api/panic").0, 404);
-}
-
-#[test]
 fn games_and_computer_moves_through_the_api() {
     let server = Server::start();
     let db = Database::open(db_dir(), Rules::AWARI).unwrap();

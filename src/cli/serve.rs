@@ -266,11 +266,6 @@ fn handle(oracle: &Oracle, url: &str) -> Result<(u16, &'static str, String)> {
     let (path, params) = query(url);
     let body = match path.as_str() {
         "/" | "/index.html" => return Ok((200, "text/html; charset=utf-8", PAGE.to_string())),
-        // Lets the tests check that a panicking handler does not take the server down;
-        // absent unless the server was started with AWARI_SERVE_PANIC_ROUTE set.
-        "/api/panic" if std::env::var_os("AWARI_SERVE_PANIC_ROUTE").is_some() => {
-            panic!("/api/panic was requested")
-        }
         "/api/position" => {
             let rules = rules_param(&params)?;
             let board = board_param(&params)?;
@@ -312,23 +307,13 @@ fn handle(oracle: &Oracle, url: &str) -> Result<(u16, &'static str, String)> {
     Ok((200, "application/json", body.to_string()))
 }
 
-/// Answers one request; never panics and never lets a handler's panic through.
-fn answer(oracle: &Oracle, request: tiny_http::Request) {
-    let url = request.url().to_string();
-    let is_get = matches!(
-        request.method(),
-        tiny_http::Method::Get | tiny_http::Method::Head
-    );
-    let result = if is_get {
-        catch_unwind(AssertUnwindSafe(|| handle(oracle, &url)))
-    } else {
-        Ok(Ok((
-            405,
-            "application/json",
-            json!({ "error": "only GET is served" }).to_string(),
-        )))
-    };
-    let (status, kind, body) = match result {
+/// A response: status, content type, body.
+type Reply = (u16, &'static str, String);
+
+/// Runs a handler, turning its error into a 400 (bad input) or 500 (anything else) and a
+/// panic into a 500: a worker thread never dies of a request.
+fn guarded(handler: impl FnOnce() -> Result<Reply>) -> Reply {
+    match catch_unwind(AssertUnwindSafe(handler)) {
         Ok(Ok(r)) => r,
         Ok(Err(e)) => {
             let status = if e.downcast_ref::<BadRequest>().is_some() {
@@ -348,6 +333,24 @@ fn answer(oracle: &Oracle, request: tiny_http::Request) {
             "application/json",
             json!({ "error": "internal error while answering this request" }).to_string(),
         ),
+    }
+}
+
+/// Answers one request; never panics and never lets a handler's panic through.
+fn answer(oracle: &Oracle, request: tiny_http::Request) {
+    let url = request.url().to_string();
+    let is_get = matches!(
+        request.method(),
+        tiny_http::Method::Get | tiny_http::Method::Head
+    );
+    let (status, kind, body) = if is_get {
+        guarded(|| handle(oracle, &url))
+    } else {
+        (
+            405,
+            "application/json",
+            json!({ "error": "only GET is served" }).to_string(),
+        )
     };
     let header = tiny_http::Header::from_bytes(&b"Content-Type"[..], kind.as_bytes())
         .expect("a valid header");
@@ -402,4 +405,28 @@ pub fn cmd_serve(db: &Path, bind: &str, port: u16, think_ms: u64) -> Result<bool
         let _ = w.join();
     }
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panicking_handler_answers_500_and_returns() {
+        let (status, kind, body) = guarded(|| panic!("a bug in a handler"));
+        assert_eq!((status, kind), (500, "application/json"));
+        assert!(body.contains("internal error"), "{body}");
+    }
+
+    #[test]
+    fn bad_input_is_400_and_other_errors_500_each_one_line() {
+        let (status, _, body) = guarded(|| Err(bad("bad board 'x'\nforged")));
+        assert_eq!(status, 400);
+        let v: Value = serde_json::from_str(&body).unwrap();
+        assert!(!v["error"].as_str().unwrap().contains('\n'), "{body}");
+        let (status, _, _) = guarded(|| Err(anyhow!("a file could not be read")));
+        assert_eq!(status, 500);
+        let ok = guarded(|| Ok((200, "text/plain", "fine".to_string())));
+        assert_eq!(ok, (200, "text/plain", "fine".to_string()));
+    }
 }
