@@ -272,22 +272,41 @@ fn assemble(board: Board, value: i8, moves: &[MoveValue], rules: Rules) -> Probe
     }
 }
 
-fn answer_json(db: &Database, a: &ProbeAnswer, captured: Option<(u32, u32)>) -> Value {
-    let mut obj = json!({
-        "board": a.board.to_string(),
-        "rules": db.rules().name(),
-        "seeds": a.board.seeds(),
-        "value": a.value,
-        "verdict": Verdict::of_difference(a.value.into()).as_str(),
-        "game_over": a.game_over,
-        "moves": a.moves.iter().map(|m| json!({
+/// The fields of a position that `probe --json` and the web API share.
+pub(super) fn position_json(
+    rules: Rules,
+    board: &Board,
+    value: i8,
+    game_over: bool,
+    moves: &[MoveValue],
+    best: &[u8],
+) -> Value {
+    json!({
+        "board": board.to_string(),
+        "rules": rules.name(),
+        "seeds": board.seeds(),
+        "value": value,
+        "verdict": Verdict::of_difference(value.into()).as_str(),
+        "game_over": game_over,
+        "moves": moves.iter().map(|m| json!({
             "pit": m.pit,
             "captured": m.captured,
             "value": m.value,
             "child": m.child.to_string(),
         })).collect::<Vec<_>>(),
-        "best": a.best,
-    });
+        "best": best,
+    })
+}
+
+fn answer_json(db: &Database, a: &ProbeAnswer, captured: Option<(u32, u32)>) -> Value {
+    let mut obj = position_json(
+        db.rules(),
+        &a.board,
+        a.value,
+        a.game_over,
+        &a.moves,
+        &a.best,
+    );
     if let Some((mine, theirs)) = captured {
         let o = awari::probe::outcome(a.value, a.board.seeds(), mine, theirs);
         obj["outcome"] = json!({

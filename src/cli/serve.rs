@@ -22,7 +22,6 @@
 use super::output::{say, shown};
 use anyhow::{anyhow, Context, Result};
 use awari::game::{Game, GameRecord, Side};
-use awari::probe::Verdict;
 use awari::search::{self, Analysis, Level, Limits, Rng};
 use awari::{Board, Database, Rules};
 use serde_json::{json, Value};
@@ -38,25 +37,13 @@ const WORKERS: usize = 4;
 
 /// The JSON of an analysis: `probe --json`'s fields, plus where the value comes from.
 pub(super) fn analysis_json(rules: Rules, a: &Analysis) -> Value {
-    json!({
-        "board": a.board.to_string(),
-        "rules": rules.name(),
-        "seeds": a.board.seeds(),
-        "value": a.value,
-        "verdict": Verdict::of_difference(a.value.into()).as_str(),
-        "game_over": a.game_over,
-        "moves": a.moves.iter().map(|m| json!({
-            "pit": m.pit,
-            "captured": m.captured,
-            "value": m.value,
-            "child": m.child.to_string(),
-        })).collect::<Vec<_>>(),
-        "best": a.best,
-        "exact": a.exact,
-        "depth": a.depth,
-        "nodes": a.nodes,
-        "ms": a.elapsed.as_secs_f64() * 1000.0,
-    })
+    let mut obj =
+        super::commands::position_json(rules, &a.board, a.value, a.game_over, &a.moves, &a.best);
+    obj["exact"] = json!(a.exact);
+    obj["depth"] = json!(a.depth);
+    obj["nodes"] = json!(a.nodes);
+    obj["ms"] = json!(a.elapsed.as_secs_f64() * 1000.0);
+    obj
 }
 
 /// The databases of the three presets in one folder, opened once.
