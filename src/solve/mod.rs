@@ -49,6 +49,7 @@
 //! compare-and-swap; there is no lock. The fixpoint does not depend
 //! on the order of work, so any thread count gives the same values, byte for byte.
 
+pub mod own_row;
 mod unsow;
 
 pub(crate) use unsow::unsow;

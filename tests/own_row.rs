@@ -1,0 +1,329 @@
+//! Proof of the own-row bounds (`awari::solve::own_row`), by two independent programs that
+//! share nothing with the solver beyond the rules (`Rules::turn`, `Board`):
+//!
+//! * a brute-force search of the *real* game, in which the first repetition of a position
+//!   (or, in a second run, the third occurrence) ends the game with each side keeping the
+//!   seeds of its own row: the result depends on the path, and it must lie within
+//!   `[low, high]` for every position of the smallest layers;
+//! * a slow, simple solver of the bound semantics, written from the definition by another
+//!   route (the antagonist's Büchi game, a greatest fixpoint of least fixpoints, by whole-
+//!   graph sweeps, every threshold from scratch), which must agree with the solver on every
+//!   position of layers `0..=8` for every preset.
+//!
+//! Plus the local checks `verify` makes: `low ≤ high`, and each bound is the best over the
+//! moves of the matching bound of the child.
+
+use awari::index;
+use awari::solve::own_row::{solve_all_own_row, BoundsLayer};
+use awari::{Board, Rules, Turn};
+use std::collections::HashMap;
+
+/// Every placement of `n` seeds in 12 pits, by plain recursion.
+fn boards_of_layer(n: u32) -> Vec<[u8; 12]> {
+    fn place(pit: usize, left: u8, cur: &mut [u8; 12], out: &mut Vec<[u8; 12]>) {
+        if pit == 11 {
+            cur[11] = left;
+            out.push(*cur);
+            return;
+        }
+        for k in 0..=left {
+            cur[pit] = k;
+            place(pit + 1, left - k, cur, out);
+        }
+        cur[pit] = 0;
+    }
+    let mut out = Vec::new();
+    place(0, n as u8, &mut [0; 12], &mut out);
+    out
+}
+
+/// Own row minus the other row, for the side to move.
+fn own_row(pits: &[u8; 12]) -> i32 {
+    pits[..6].iter().map(|&p| i32::from(p)).sum::<i32>()
+        - pits[6..].iter().map(|&p| i32::from(p)).sum::<i32>()
+}
+
+// ---------------------------------------------------------------------------------------
+// The real, path-dependent game.
+
+struct RealGame {
+    rules: Rules,
+    /// Occurrences that end the game (2: the first repetition; 3: the third occurrence).
+    ends_at: usize,
+    /// Values of positions reached right after a capture (nothing before them can repeat).
+    fresh: HashMap<[u8; 12], i32>,
+}
+
+impl RealGame {
+    /// The value, for the side to move, of the game from `board` with nothing before it.
+    fn value(&mut self, board: [u8; 12]) -> i32 {
+        if let Some(&v) = self.fresh.get(&board) {
+            return v;
+        }
+        let n = board.iter().map(|&p| i32::from(p)).sum::<i32>();
+        let mut path: Vec<([u8; 12], bool)> = Vec::new();
+        let v = self.search(board, false, &mut path, -n - 1, n + 1);
+        self.fresh.insert(board, v);
+        v
+    }
+
+    /// Whether the game from `board` (nothing before it) scores at least `d` for its mover:
+    /// a null-window search, which prunes far more than a full one.
+    fn at_least(&mut self, board: [u8; 12], d: i32) -> bool {
+        let mut path: Vec<([u8; 12], bool)> = Vec::new();
+        self.search(board, false, &mut path, d - 1, d) >= d
+    }
+
+    /// Negamax with alpha-beta pruning (fail-hard: the result is exact when it lies strictly
+    /// inside `(alpha, beta)`, and otherwise on the right side of the window) over every
+    /// capture-free continuation. `path` holds the positions since the last capture with who
+    /// was to move (a position is the board *and* the side to move; boards are stored from
+    /// the mover's side, so the side is the depth's parity).
+    fn search(
+        &mut self,
+        board: [u8; 12],
+        side: bool,
+        path: &mut Vec<([u8; 12], bool)>,
+        mut alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        let seen = path.iter().filter(|&&p| p == (board, side)).count();
+        if seen + 1 >= self.ends_at {
+            // The repetition ends the game: each side keeps its own row.
+            return own_row(&board).clamp(alpha, beta);
+        }
+        let b = Board::new(board).expect("valid board");
+        match self.rules.turn(&b) {
+            Turn::GameOver { value } => i32::from(value).clamp(alpha, beta),
+            Turn::Moves(moves) => {
+                for m in moves.iter() {
+                    let child = *m.child.pits();
+                    let v = if m.captured > 0 {
+                        i32::from(m.captured) - self.value(child)
+                    } else {
+                        path.push((board, side));
+                        let v = -self.search(child, !side, path, -beta, -alpha);
+                        path.pop();
+                        v
+                    };
+                    if v >= beta {
+                        return beta;
+                    }
+                    alpha = alpha.max(v);
+                }
+                alpha
+            }
+        }
+    }
+}
+
+fn pair(layers: &[BoundsLayer], pits: &[u8; 12]) -> (i32, i32) {
+    let b = Board::new(*pits).unwrap();
+    let l = &layers[b.seeds() as usize];
+    let i = index::rank(&b) as usize;
+    (i32::from(l.low[i]), i32::from(l.high[i]))
+}
+
+fn check_real_game(rules: Rules, max_n: u32, ends_at: usize) {
+    let layers = solve_all_own_row(rules, max_n);
+    let mut game = RealGame {
+        rules,
+        ends_at,
+        fresh: HashMap::new(),
+    };
+    for n in 0..=max_n {
+        let started = std::time::Instant::now();
+        for pits in boards_of_layer(n) {
+            let (low, high) = pair(&layers, &pits);
+            assert!(
+                game.at_least(pits, low),
+                "{rules}, {pits:?}: the real game (ends at occurrence {ends_at}) scores below low = {low}"
+            );
+            assert!(
+                !game.at_least(pits, high + 1),
+                "{rules}, {pits:?}: the real game (ends at occurrence {ends_at}) scores above high = {high}"
+            );
+        }
+        eprintln!("{rules} layer {n} (ends at occurrence {ends_at}): {:?}", started.elapsed());
+    }
+}
+
+/// Layers whose every position is searched exhaustively, first repetition ending the game.
+const REAL_GAME_LAYERS: u32 = 3;
+
+#[test]
+fn real_game_first_repetition_lies_within_bounds() {
+    for rules in Rules::ALL {
+        check_real_game(rules, REAL_GAME_LAYERS, 2);
+    }
+}
+
+#[test]
+fn real_game_third_occurrence_lies_within_bounds() {
+    for rules in Rules::ALL {
+        check_real_game(rules, 2, 3);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// A slow, simple solver of the bound semantics.
+
+/// The bound pairs of layer `n` by the antagonist's Büchi game, given the lower layers'
+/// pairs by board.
+///
+/// Nodes are (position, who moves): `(p, 0)` the protagonist, `(p, 1)` the antagonist. The
+/// antagonist wins threshold `d` if the play takes an exit paying the protagonist `< d`
+/// (from `(p, 0)`: `captured − high(child)`; from `(p, 1)`: `low(child) − captured`; a
+/// finished game pays its end value, negated at `(p, 1)`), or visits nodes of weight `< d`
+/// infinitely often (weight of `(p, 0)`: own-row difference; of `(p, 1)`: its negation).
+/// His winning region is `νZ. μY. (Bad ∩ Cpre(Z)) ∪ Cpre(Y)`, where `Cpre(X)` holds the
+/// antagonist nodes with a bad exit or a successor in `X`, and the protagonist nodes with
+/// every exit bad and every successor in `X`. `low(p)` is the largest `d` the antagonist does
+/// not win at `(p, 0)`, `high(p)` minus the same at `(p, 1)`.
+fn slow_layer(
+    rules: Rules,
+    n: u32,
+    lower: &[HashMap<[u8; 12], (i32, i32)>],
+) -> HashMap<[u8; 12], (i32, i32)> {
+    let boards = boards_of_layer(n);
+    let at: HashMap<[u8; 12], usize> = boards.iter().enumerate().map(|(i, b)| (*b, i)).collect();
+    let count = boards.len();
+    // Per node: exits as payoffs to the protagonist, successors, weight.
+    let mut exits: Vec<Vec<i32>> = vec![Vec::new(); 2 * count];
+    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); 2 * count];
+    let mut weight = vec![0i32; 2 * count];
+    for (p, pits) in boards.iter().enumerate() {
+        weight[2 * p] = own_row(pits);
+        weight[2 * p + 1] = -own_row(pits);
+        match rules.turn(&Board::new(*pits).unwrap()) {
+            Turn::GameOver { value } => {
+                exits[2 * p].push(i32::from(value));
+                exits[2 * p + 1].push(-i32::from(value));
+            }
+            Turn::Moves(moves) => {
+                for m in moves.iter() {
+                    let child = *m.child.pits();
+                    let c = i32::from(m.captured);
+                    if m.captured == 0 {
+                        succ[2 * p].push(2 * at[&child] + 1);
+                        succ[2 * p + 1].push(2 * at[&child]);
+                    } else {
+                        let (low, high) = lower[m.child.seeds() as usize][&child];
+                        exits[2 * p].push(c - high);
+                        exits[2 * p + 1].push(low - c);
+                    }
+                }
+            }
+        }
+    }
+    let nn = n as i32;
+    let mut val = vec![-nn; 2 * count];
+    for d in -nn + 1..=nn {
+        let cpre = |v: usize, x: &[bool]| -> bool {
+            if v % 2 == 1 {
+                exits[v].iter().any(|&e| e < d) || succ[v].iter().any(|&u| x[u])
+            } else {
+                exits[v].iter().all(|&e| e < d) && succ[v].iter().all(|&u| x[u])
+            }
+        };
+        let mut z = vec![true; 2 * count];
+        loop {
+            let mut y = vec![false; 2 * count];
+            let mut forward = true;
+            loop {
+                let mut changed = false;
+                let mut visit = |v: usize, y: &mut Vec<bool>| {
+                    if !y[v] && (weight[v] < d && cpre(v, &z) || cpre(v, y)) {
+                        y[v] = true;
+                        changed = true;
+                    }
+                };
+                // Sweeps alternate direction, so chains in either order settle quickly.
+                if forward {
+                    (0..2 * count).for_each(|v| visit(v, &mut y));
+                } else {
+                    (0..2 * count).rev().for_each(|v| visit(v, &mut y));
+                }
+                forward = !forward;
+                if !changed {
+                    break;
+                }
+            }
+            if y == z {
+                break;
+            }
+            z = y;
+        }
+        for v in 0..2 * count {
+            if !z[v] {
+                val[v] = d;
+            }
+        }
+    }
+    boards
+        .iter()
+        .enumerate()
+        .map(|(p, b)| (*b, (val[2 * p], -val[2 * p + 1])))
+        .collect()
+}
+
+#[test]
+fn slow_solver_agrees_on_layers_up_to_8() {
+    const MAX_N: u32 = 8;
+    // One thread a preset: the slow solver is slow.
+    std::thread::scope(|scope| {
+        for rules in Rules::ALL {
+            scope.spawn(move || slow_check(rules, MAX_N));
+        }
+    });
+}
+
+fn slow_check(rules: Rules, max_n: u32) {
+    {
+        let layers = solve_all_own_row(rules, max_n);
+        let mut slow: Vec<HashMap<[u8; 12], (i32, i32)>> = Vec::new();
+        for n in 0..=max_n {
+            let layer = slow_layer(rules, n, &slow);
+            for (pits, &(low, high)) in &layer {
+                assert_eq!(
+                    pair(&layers, pits),
+                    (low, high),
+                    "{rules}, layer {n}, {pits:?}: solver (left) and slow solver (right) differ"
+                );
+            }
+            slow.push(layer);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Local consistency, as `verify` checks it.
+
+#[test]
+fn pairs_are_ordered_and_locally_consistent() {
+    for rules in Rules::ALL {
+        let layers = solve_all_own_row(rules, 12);
+        let mut exact = 0u64;
+        let mut total = 0u64;
+        for n in 0..=12u32 {
+            for (i, b) in index::walk(n, 0, index::size(n)) {
+                let (low, high) = pair(&layers, b.pits());
+                assert_eq!(index::rank(&b), i);
+                assert!(low <= high, "{rules} {b}: low {low} > high {high}");
+                let (want_low, want_high) = match rules.turn(&b) {
+                    Turn::GameOver { value } => (i32::from(value), i32::from(value)),
+                    Turn::Moves(moves) => moves.iter().fold((i32::MIN, i32::MIN), |(l, h), m| {
+                        let (cl, ch) = pair(&layers, m.child.pits());
+                        let c = i32::from(m.captured);
+                        (l.max(c - ch), h.max(c - cl))
+                    }),
+                };
+                assert_eq!((low, high), (want_low, want_high), "{rules} {b}");
+                total += 1;
+                exact += u64::from(low == high);
+            }
+        }
+        // Cycles are real at these sizes: some positions must have a strict range.
+        assert!(exact < total, "{rules}: every position exact up to 12 seeds");
+    }
+}
