@@ -213,7 +213,7 @@ pub fn lock_path(rules_dir: &Path) -> PathBuf {
 /// id into the lock file for the error a second build prints. The operating system drops
 /// the lock when the process ends, however it ends, so a killed build never leaves the
 /// folder locked.
-fn lock_folder(dir: &Path) -> Result<File, BuildError> {
+pub(crate) fn lock_folder(dir: &Path) -> Result<File, BuildError> {
     let path = lock_path(dir);
     let lock_err = |source| BuildError::Lock {
         path: path.clone(),

@@ -10,6 +10,7 @@ pub mod board;
 pub mod build;
 pub mod game;
 pub mod index;
+pub mod own_row;
 pub mod probe;
 pub mod rules;
 pub mod search;

@@ -15,6 +15,9 @@ use std::sync::atomic::Ordering::Relaxed;
 
 /// Runs the command; `Ok(false)` means it ran but found problems (exit code 1).
 pub fn run(cli: Cli) -> Result<bool> {
+    if super::own_row::wanted(&cli.command) {
+        return super::own_row::run(cli.command);
+    }
     match cli.command {
         Command::Build {
             db,

@@ -2,6 +2,7 @@
 
 mod commands;
 mod layers;
+mod own_row;
 mod output;
 mod play;
 mod progress;
@@ -36,6 +37,11 @@ pub struct DbArgs {
     /// nothing), grand-slam-captures.
     #[arg(long, default_value = "awari")]
     pub rules: String,
+    /// How endless play is scored: share (the seeds left are shared equally: exact
+    /// values) or own-row (each side keeps its own row: tables of guaranteed bounds, low
+    /// and high, under DB/own-row/).
+    #[arg(long, default_value = "share", value_parser = ["share", "own-row"])]
+    pub cycles: String,
 }
 
 #[derive(Subcommand, Debug)]

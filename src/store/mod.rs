@@ -10,7 +10,7 @@
 //! | 12 | 1 | rules code ([`Rules::code`]) |
 //! | 13 | 1 | index kind (1: every placement, stars and bars) |
 //! | 14 | 1 | compression (1: zstd) |
-//! | 15 | 1 | table kind (1: values, one `i8` a position; 2: distances, one `u8`) |
+//! | 15 | 1 | table kind (1: values, one `i8` a position; 2: distances, one `u8`; 3 and 4: own-row low and high bounds, one `i8` each) |
 //! | 16 | 4 | seeds on the board (the layer) |
 //! | 20 | 4 | positions per block |
 //! | 24 | 8 | positions |
@@ -57,6 +57,13 @@ pub enum TableKind {
     /// best move of a lost position: following the rounds down makes progress, as the
     /// distances of a Syzygy DTZ table do.
     Distances,
+    /// `layer-NN.awlo`, under the own-row folder (see [`crate::own_row`]): `low(P)`, what
+    /// P's mover is guaranteed when a cycle ends with each side keeping its own row, an
+    /// `i8` in `−n..=n`; its header histogram counts the low values.
+    OwnRowLow,
+    /// `layer-NN.awhi`, beside it: `high(P)`, the most P's opponent can be held to, as
+    /// above; its header histogram counts the high values.
+    OwnRowHigh,
 }
 
 /// The stored round of a position settled in this round or any later one.
@@ -68,6 +75,8 @@ impl TableKind {
         match self {
             TableKind::Values => 1,
             TableKind::Distances => 2,
+            TableKind::OwnRowLow => 3,
+            TableKind::OwnRowHigh => 4,
         }
     }
     /// The file name extension.
@@ -75,12 +84,16 @@ impl TableKind {
         match self {
             TableKind::Values => "awdb",
             TableKind::Distances => "awdz",
+            TableKind::OwnRowLow => "awlo",
+            TableKind::OwnRowHigh => "awhi",
         }
     }
     /// Whether `byte` can be stored at a position of layer `seeds`.
     pub(crate) fn holds(self, seeds: u32, byte: u8) -> bool {
         match self {
-            TableKind::Values => (byte as i8).unsigned_abs() as u32 <= seeds,
+            TableKind::Values | TableKind::OwnRowLow | TableKind::OwnRowHigh => {
+                (byte as i8).unsigned_abs() as u32 <= seeds
+            }
             TableKind::Distances => true,
         }
     }

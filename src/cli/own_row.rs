@@ -1,0 +1,386 @@
+//! The subcommands with `--cycles own-row`: the same commands on the tables of guaranteed
+//! bounds (`awari::own_row`).
+
+use super::output::{say, shown};
+use super::{Command, DbArgs, LayerRange};
+use anyhow::{anyhow, bail, Result};
+use awari::build::BuildOptions;
+use awari::own_row::{self, BoundsDatabase, MoveBounds, PvEnd};
+use awari::store::WriteOptions;
+use awari::{Board, Rules, Turn};
+use serde_json::{json, Value};
+use std::io::{BufRead, Write};
+
+/// Whether the command asks for own-row cycles.
+pub fn wanted(command: &Command) -> bool {
+    let db = match command {
+        Command::Build { db, .. }
+        | Command::Probe { db, .. }
+        | Command::Pv { db, .. }
+        | Command::Stats { db, .. }
+        | Command::Verify { db, .. }
+        | Command::Start { db, .. } => db,
+        Command::Moves { .. } => return false,
+    };
+    db.cycles == "own-row"
+}
+
+/// Runs a command that [`wanted`] own-row cycles.
+pub fn run(command: Command) -> Result<bool> {
+    match command {
+        Command::Build {
+            db,
+            max_seeds,
+            threads,
+            memory_limit,
+            block_size,
+            zstd_level,
+            quiet,
+        } => {
+            let rules = parse_rules(&db.rules)?;
+            if block_size == 0 {
+                bail!("--block-size must be at least 1");
+            }
+            if let Some(limit) = memory_limit {
+                if limit.is_nan() || limit <= 0.0 {
+                    bail!("--memory-limit must be a positive number of GiB");
+                }
+            }
+            let opts = BuildOptions {
+                db: db.db.clone(),
+                rules,
+                max_seeds,
+                threads: threads.map(usize::from),
+                memory_limit: memory_limit.map(|g| (g * (1u64 << 30) as f64) as u64),
+                write: WriteOptions {
+                    block_size,
+                    zstd_level,
+                },
+            };
+            let started = std::time::Instant::now();
+            let reports = own_row::build_own_row(&opts, |r| {
+                if !quiet {
+                    eprintln!(
+                        "layer {:>2}: {:>11} positions, {:>6.2}% exact, {:>11} bytes, {:.2} s{}",
+                        r.seeds,
+                        r.positions,
+                        100.0 * r.exact as f64 / r.positions as f64,
+                        r.bytes,
+                        r.seconds,
+                        if r.built { "" } else { " (already built)" }
+                    );
+                }
+            })?;
+            let built = reports.iter().filter(|r| r.built).count();
+            say!(
+                "{} own-row layers of '{}' in {}: {} built, {} already there, {:.1} s",
+                reports.len(),
+                rules,
+                awari::store::rules_dir(&own_row::own_row_db(&db.db), rules).display(),
+                built,
+                reports.len() - built,
+                started.elapsed().as_secs_f64()
+            );
+            Ok(true)
+        }
+        Command::Probe {
+            db,
+            board,
+            captured,
+            json,
+            batch,
+        } => {
+            if captured.is_some() {
+                bail!("--captured is not available with --cycles own-row (a range, not a value)");
+            }
+            let db = open(&db)?;
+            if batch {
+                return probe_batch(&db, json);
+            }
+            let text = board.ok_or_else(|| {
+                anyhow!("give a board to probe, or --batch to read boards from stdin")
+            })?;
+            probe_one(&db, &parse_board(&text)?, json)
+        }
+        Command::Pv {
+            db,
+            board,
+            max_plies,
+        } => {
+            let db = open(&db)?;
+            let board = parse_board(&board)?;
+            let b = db.bounds(&board)?;
+            say!("start  {board}   low {:+} high {:+}", b.low, b.high);
+            let (steps, end) = db.principal_variation(&board, max_plies)?;
+            for (k, m) in steps.iter().enumerate() {
+                say!(
+                    "{:>3}. pit {}{}  low {:+} high {:+}   -> {}",
+                    k + 1,
+                    m.pit + 1,
+                    if m.captured > 0 {
+                        format!(" captures {}", m.captured)
+                    } else {
+                        String::new()
+                    },
+                    m.low,
+                    m.high,
+                    m.child
+                );
+            }
+            match end {
+                PvEnd::GameOver { value } => {
+                    say!("game over: the side to move gets {value:+} of the seeds left")
+                }
+                PvEnd::Repetition { own_row } => say!(
+                    "the position repeats: each side keeps its own row, the side to move there gets {own_row:+}"
+                ),
+                PvEnd::MaxPlies => say!("stopped after {max_plies} moves"),
+            }
+            Ok(true)
+        }
+        Command::Stats {
+            db,
+            layers,
+            histogram: _,
+            json,
+        } => {
+            let db = open(&db)?;
+            let (first, last) = span(&db, layers)?;
+            let mut rows = Vec::new();
+            for n in first..=last {
+                let Some((low, high)) = db.layer(n) else {
+                    continue;
+                };
+                let (l, h) = (low.read_all()?, high.read_all()?);
+                let exact = l.iter().zip(&h).filter(|(a, b)| a == b).count() as u64;
+                let positions = low.positions();
+                let bytes = low.bytes() + high.bytes();
+                if json {
+                    rows.push(json!({"layer": n, "positions": positions, "exact": exact, "bytes": bytes}));
+                } else {
+                    say!(
+                        "layer {n:>2}: {positions:>11} positions, {exact:>11} exact ({:.2}%), {bytes:>11} bytes",
+                        100.0 * exact as f64 / positions as f64
+                    );
+                }
+            }
+            if json {
+                say!("{}", Value::Array(rows));
+            }
+            Ok(true)
+        }
+        Command::Verify { db, layers } => {
+            let db = open(&db)?;
+            let (first, last) = span(&db, layers)?;
+            let checks = own_row::verify_own_row(&db, first, last)?;
+            let mut bad = 0;
+            for c in &checks {
+                say!(
+                    "layer {:>2}: {} positions, {} exact, {}",
+                    c.seeds,
+                    c.positions,
+                    c.exact,
+                    if c.mismatches == 0 {
+                        "consistent".to_string()
+                    } else {
+                        format!("{} mismatches", c.mismatches)
+                    }
+                );
+                for (b, s, w) in &c.examples {
+                    say!(
+                        "  {b}: stored [{}, {}], moves give [{}, {}]",
+                        s.low,
+                        s.high,
+                        w.low,
+                        w.high
+                    );
+                }
+                bad += c.mismatches;
+            }
+            say!(
+                "{}",
+                if bad == 0 {
+                    "all consistent".to_string()
+                } else {
+                    format!("mismatches: {bad}")
+                }
+            );
+            Ok(bad == 0)
+        }
+        Command::Start { db, seeds_per_pit } => {
+            if seeds_per_pit == 0 || seeds_per_pit > 4 {
+                bail!("--seeds-per-pit must be 1..=4 (the standard game has 4)");
+            }
+            let rules = parse_rules(&db.rules)?;
+            let dir = db.db.clone();
+            let db = open(&db)?;
+            let seeds = 12 * u32::from(seeds_per_pit);
+            if db.complete_up_to().is_none_or(|top| top < seeds) {
+                bail!(
+                    "the opening with {seeds_per_pit} seeds per pit needs the own-row layers up to {seeds}; build them with: awari build --cycles own-row --rules {rules} --max-seeds {seeds} --db {}",
+                    dir.display()
+                );
+            }
+            let board = Board::opening(seeds_per_pit)?;
+            let b = db.bounds(&board)?;
+            say!("opening: {seeds_per_pit} per pit, {seeds} seeds, rules {rules}, own-row cycles");
+            say!(
+                "low {:+}  high {:+}  ({})",
+                b.low,
+                b.high,
+                if b.exact() { "exact" } else { "range" }
+            );
+            for m in db.moves_with_bounds(&board)? {
+                say!("  pit {}  low {:+} high {:+}", m.pit + 1, m.low, m.high);
+            }
+            say!("best first moves: pit {}", pits(&db.best_moves(&board)?, ", pit "));
+            Ok(true)
+        }
+        Command::Moves { .. } => unreachable!("moves takes no --cycles"),
+    }
+}
+
+fn parse_rules(name: &str) -> Result<Rules> {
+    Ok(name.parse::<Rules>()?)
+}
+
+fn parse_board(text: &str) -> Result<Board> {
+    text.parse::<Board>()
+        .map_err(|e| anyhow!("bad board '{}': {e}", shown(text.trim())))
+}
+
+fn open(args: &DbArgs) -> Result<BoundsDatabase> {
+    Ok(BoundsDatabase::open(&args.db, parse_rules(&args.rules)?)?)
+}
+
+fn span(db: &BoundsDatabase, layers: Option<LayerRange>) -> Result<(u32, u32)> {
+    let top = db
+        .complete_up_to()
+        .ok_or_else(|| anyhow!("no own-row layer is built for rules '{}'", db.rules()))?;
+    Ok(match layers {
+        Some(r) => {
+            if r.last > top {
+                bail!("own-row layer {} is not built (layers 0..={top} are)", r.last);
+            }
+            (r.first, r.last)
+        }
+        None => (0, top),
+    })
+}
+
+fn pits(moves: &[MoveBounds], sep: &str) -> String {
+    moves
+        .iter()
+        .map(|m| (m.pit + 1).to_string())
+        .collect::<Vec<_>>()
+        .join(sep)
+}
+
+fn answer_json(db: &BoundsDatabase, board: &Board) -> Result<Value> {
+    let b = db.bounds(board)?;
+    let moves = db.moves_with_bounds(board)?;
+    let best = db.best_moves(board)?;
+    Ok(json!({
+        "board": board.to_string(),
+        "rules": db.rules().name(),
+        "cycles": "own-row",
+        "low": b.low,
+        "high": b.high,
+        "exact": b.exact(),
+        "game_over": matches!(db.rules().turn(board), Turn::GameOver { .. }),
+        "moves": moves.iter().map(|m| json!({
+            "pit": m.pit, "captured": m.captured, "low": m.low, "high": m.high,
+            "child": m.child.to_string(),
+        })).collect::<Vec<_>>(),
+        "best": best.iter().map(|m| m.pit).collect::<Vec<_>>(),
+    }))
+}
+
+fn probe_one(db: &BoundsDatabase, board: &Board, json_out: bool) -> Result<bool> {
+    if json_out {
+        say!("{}", answer_json(db, board)?);
+        return Ok(true);
+    }
+    let b = db.bounds(board)?;
+    say!(
+        "board  {}   ({} seeds, rules {}, own-row cycles)",
+        board,
+        board.seeds(),
+        db.rules()
+    );
+    say!("{}", board.picture());
+    say!(
+        "low {:+}  high {:+}   ({})",
+        b.low,
+        b.high,
+        if b.exact() {
+            "exact: the same whatever the history"
+        } else {
+            "a range: the result depends on which position repeats"
+        }
+    );
+    if let Turn::GameOver { .. } = db.rules().turn(board) {
+        say!("the game is over: the side to move cannot play");
+    }
+    for m in db.moves_with_bounds(board)? {
+        let cap = if m.captured > 0 {
+            format!("captures {:>2}", m.captured)
+        } else {
+            "           ".to_string()
+        };
+        say!(
+            "  pit {}  {}  low {:+3} high {:+3}   -> {}  (opponent to move)",
+            m.pit + 1,
+            cap,
+            m.low,
+            m.high,
+            m.child
+        );
+    }
+    let best = db.best_moves(board)?;
+    if !best.is_empty() {
+        say!("best   pit {}", pits(&best, ", pit "));
+    }
+    Ok(true)
+}
+
+/// One line per input line: "low high best p,q" (or "low high game-over"), or JSON.
+fn probe_batch(db: &BoundsDatabase, json_out: bool) -> Result<bool> {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut all_ok = true;
+    for (k, line) in std::io::stdin().lock().lines().enumerate() {
+        let line = line.map_err(|e| anyhow!("reading standard input: {e}"))?;
+        let text = if line.trim().is_empty() {
+            String::new()
+        } else {
+            let answer = parse_board(&line).and_then(|board| {
+                if json_out {
+                    Ok(answer_json(db, &board)?.to_string())
+                } else {
+                    let b = db.bounds(&board)?;
+                    let best = db.best_moves(&board)?;
+                    Ok(if best.is_empty() {
+                        format!("{} {} game-over", b.low, b.high)
+                    } else {
+                        format!("{} {} best {}", b.low, b.high, pits(&best, ","))
+                    })
+                }
+            });
+            match answer {
+                Ok(t) => t,
+                Err(e) => {
+                    all_ok = false;
+                    format!("error: line {}: {e:#}", k + 1)
+                }
+            }
+        };
+        if let Err(e) = writeln!(out, "{text}") {
+            super::output::failed(e);
+        }
+    }
+    if let Err(e) = out.flush() {
+        super::output::failed(e);
+    }
+    Ok(all_ok)
+}
