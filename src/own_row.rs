@@ -125,7 +125,11 @@ impl BoundsDatabase {
             } else {
                 None
             });
-            high.push(if low[seeds as usize].is_some() { h } else { None });
+            high.push(if low[seeds as usize].is_some() {
+                h
+            } else {
+                None
+            });
         }
         Ok(BoundsDatabase {
             dir: db.to_path_buf(),
@@ -158,7 +162,12 @@ impl BoundsDatabase {
         let i = index::rank(board);
         let block = i / u64::from(file.block_size());
         let key = (board.seeds(), block, is_high);
-        let cached = self.cache.lock().map(|c| c.get(&key).cloned()).ok().flatten();
+        let cached = self
+            .cache
+            .lock()
+            .map(|c| c.get(&key).cloned())
+            .ok()
+            .flatten();
         let data = match cached {
             Some(d) => d,
             None => {
@@ -259,7 +268,12 @@ impl BoundsDatabase {
             let ply = steps.len();
             // A position is the board and the side to move: the parity of the ply.
             if seen.iter().any(|&(b, p)| b == at && p % 2 == ply % 2) {
-                return Ok((steps, PvEnd::Repetition { own_row: own_row(&at) }));
+                return Ok((
+                    steps,
+                    PvEnd::Repetition {
+                        own_row: own_row(&at),
+                    },
+                ));
             }
             seen.push((at, ply));
         }

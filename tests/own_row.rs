@@ -144,7 +144,10 @@ fn check_real_game(rules: Rules, max_n: u32, ends_at: usize) {
                 "{rules}, {pits:?}: the real game (ends at occurrence {ends_at}) scores above high = {high}"
             );
         }
-        eprintln!("{rules} layer {n} (ends at occurrence {ends_at}): {:?}", started.elapsed());
+        eprintln!(
+            "{rules} layer {n} (ends at occurrence {ends_at}): {:?}",
+            started.elapsed()
+        );
     }
 }
 
@@ -324,6 +327,183 @@ fn pairs_are_ordered_and_locally_consistent() {
             }
         }
         // Cycles are real at these sizes: some positions must have a strict range.
-        assert!(exact < total, "{rules}: every position exact up to 12 seeds");
+        assert!(
+            exact < total,
+            "{rules}: every position exact up to 12 seeds"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The tables on disk: build, resume, probe, verify, and kinds that cannot be mixed up.
+
+mod files {
+    use super::*;
+    use awari::build::BuildOptions;
+    use awari::own_row::{build_own_row, own_row_db, verify_own_row, BoundsDatabase};
+    use awari::store::{self, LayerFile, TableKind, WriteOptions};
+
+    fn options(db: &std::path::Path, max_seeds: u32) -> BuildOptions {
+        BuildOptions {
+            db: db.to_path_buf(),
+            rules: Rules::ABAPA,
+            max_seeds,
+            threads: Some(2),
+            memory_limit: None,
+            write: WriteOptions {
+                block_size: 1000,
+                zstd_level: 3,
+            },
+        }
+    }
+
+    #[test]
+    fn build_probe_verify_resume_and_kinds() {
+        const TOP: u32 = 7;
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path();
+        let reports = build_own_row(&options(db, TOP), |_| {}).unwrap();
+        assert!(reports.iter().all(|r| r.built));
+        let solved = solve_all_own_row(Rules::ABAPA, TOP);
+
+        // Every stored pair is the solver's, and the best moves maximise low, then high.
+        let bdb = BoundsDatabase::open(db, Rules::ABAPA).unwrap();
+        assert_eq!(bdb.complete_up_to(), Some(TOP));
+        for n in 0..=TOP {
+            let exact = solved[n as usize]
+                .low
+                .iter()
+                .zip(&solved[n as usize].high)
+                .filter(|(l, h)| l == h)
+                .count() as u64;
+            assert_eq!(reports[n as usize].exact, exact);
+            for (i, b) in index::walk(n, 0, index::size(n)) {
+                let got = bdb.bounds(&b).unwrap();
+                assert_eq!(
+                    (got.low, got.high),
+                    (
+                        solved[n as usize].low[i as usize],
+                        solved[n as usize].high[i as usize]
+                    )
+                );
+                let moves = bdb.moves_with_bounds(&b).unwrap();
+                let best = bdb.best_moves(&b).unwrap();
+                if let Some(top) = moves.iter().map(|m| (m.low, m.high)).max() {
+                    assert!(best.iter().all(|m| (m.low, m.high) == top));
+                    assert_eq!(got.low, top.0);
+                    assert_eq!(got.high, moves.iter().map(|m| m.high).max().unwrap());
+                }
+            }
+        }
+        let checks = verify_own_row(&bdb, 0, TOP).unwrap();
+        assert!(checks.iter().all(|c| c.mismatches == 0));
+
+        // Resume: remove the top layer's high file (the completion mark); only it is rebuilt,
+        // to the same bytes.
+        let root = own_row_db(db);
+        let high = store::table_path(&root, Rules::ABAPA, TOP, TableKind::OwnRowHigh);
+        let before = std::fs::read(&high).unwrap();
+        std::fs::remove_file(&high).unwrap();
+        let again = build_own_row(&options(db, TOP), |_| {}).unwrap();
+        let built: Vec<u32> = again.iter().filter(|r| r.built).map(|r| r.seeds).collect();
+        assert_eq!(built, vec![TOP]);
+        assert_eq!(std::fs::read(&high).unwrap(), before);
+
+        // A low file is not a high file, and neither is a values file.
+        let low = store::table_path(&root, Rules::ABAPA, TOP, TableKind::OwnRowLow);
+        assert!(LayerFile::open_kind(&low, Rules::ABAPA, TOP, TableKind::OwnRowHigh).is_err());
+        assert!(LayerFile::open_kind(&low, Rules::ABAPA, TOP, TableKind::Values).is_err());
+        assert!(LayerFile::open_kind(&low, Rules::ABAPA, TOP, TableKind::OwnRowLow).is_ok());
+
+        // A damaged pair is reported by verify.
+        let mut bytes = std::fs::read(&low).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 0x40;
+        std::fs::write(&low, &bytes).unwrap();
+        let bdb = BoundsDatabase::open(db, Rules::ABAPA).unwrap();
+        assert!(verify_own_row(&bdb, 0, TOP).is_err());
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The command line.
+
+mod cli {
+    use super::*;
+    use assert_cmd::Command;
+
+    fn awari() -> Command {
+        Command::cargo_bin("awari").unwrap()
+    }
+
+    #[test]
+    fn build_probe_batch_json_and_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().to_str().unwrap().to_string();
+        let args = [
+            "--cycles",
+            "own-row",
+            "--rules",
+            "abapa",
+            "--db",
+            db.as_str(),
+        ];
+        awari()
+            .args(["build", "--max-seeds", "6", "-q"])
+            .args(args)
+            .assert()
+            .success();
+        let layers = solve_all_own_row(Rules::ABAPA, 6);
+        let board = "1 0 0 2 0 0 1 0 2 0 0 0";
+        let (low, high) = pair(&layers, &board.parse::<Board>().unwrap().pits().clone());
+
+        // Batch: low and high first.
+        let out = awari()
+            .args(["probe", "--batch"])
+            .args(args)
+            .write_stdin(format!("{board}\n"))
+            .assert()
+            .success();
+        let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        let fields: Vec<&str> = text.split_whitespace().collect();
+        assert_eq!(fields[..2], [low.to_string(), high.to_string()]);
+
+        // JSON: low, high, exact, moves with pit, captured, low, high.
+        let out = awari()
+            .args(["probe", "--json", board])
+            .args(args)
+            .assert()
+            .success();
+        let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+        assert_eq!(v["low"], low);
+        assert_eq!(v["high"], high);
+        assert_eq!(v["exact"], low == high);
+        let b: Board = board.parse().unwrap();
+        let moves = v["moves"].as_array().unwrap();
+        assert_eq!(moves.len(), Rules::ABAPA.legal_moves(&b).len());
+        for (m, want) in moves.iter().zip(Rules::ABAPA.legal_moves(&b).iter()) {
+            let (cl, ch) = pair(&layers, want.child.pits());
+            let c = i32::from(want.captured);
+            assert_eq!(m["pit"], want.pit);
+            assert_eq!(m["captured"], want.captured);
+            assert_eq!(
+                (m["low"].as_i64().unwrap(), m["high"].as_i64().unwrap()),
+                (i64::from(c - ch), i64::from(c - cl))
+            );
+        }
+
+        // Verify passes; a layer not built names the command that builds it.
+        awari().arg("verify").args(args).assert().success();
+        let out = awari()
+            .args(["probe", "1 1 1 1 1 1 1 1 1 1 1 1"])
+            .args(args)
+            .assert()
+            .failure();
+        let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+        assert!(
+            err.starts_with("error: ") && err.contains("--cycles own-row"),
+            "{err}"
+        );
+        assert_eq!(err.lines().count(), 1);
     }
 }

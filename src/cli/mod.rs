@@ -2,8 +2,8 @@
 
 mod commands;
 mod layers;
-mod own_row;
 mod output;
+mod own_row;
 mod play;
 mod progress;
 mod serve;

@@ -19,8 +19,10 @@ pub fn wanted(command: &Command) -> bool {
         | Command::Pv { db, .. }
         | Command::Stats { db, .. }
         | Command::Verify { db, .. }
-        | Command::Start { db, .. } => db,
-        Command::Moves { .. } => return false,
+        | Command::Start { db, .. }
+        | Command::Play { db, .. }
+        | Command::Analyze { db, .. } => db,
+        _ => return false,
     };
     db.cycles == "own-row"
 }
@@ -156,7 +158,9 @@ pub fn run(command: Command) -> Result<bool> {
                 let positions = low.positions();
                 let bytes = low.bytes() + high.bytes();
                 if json {
-                    rows.push(json!({"layer": n, "positions": positions, "exact": exact, "bytes": bytes}));
+                    rows.push(
+                        json!({"layer": n, "positions": positions, "exact": exact, "bytes": bytes}),
+                    );
                 } else {
                     say!(
                         "layer {n:>2}: {positions:>11} positions, {exact:>11} exact ({:.2}%), {bytes:>11} bytes",
@@ -233,10 +237,16 @@ pub fn run(command: Command) -> Result<bool> {
             for m in db.moves_with_bounds(&board)? {
                 say!("  pit {}  low {:+} high {:+}", m.pit + 1, m.low, m.high);
             }
-            say!("best first moves: pit {}", pits(&db.best_moves(&board)?, ", pit "));
+            say!(
+                "best first moves: pit {}",
+                pits(&db.best_moves(&board)?, ", pit ")
+            );
             Ok(true)
         }
-        Command::Moves { .. } => unreachable!("moves takes no --cycles"),
+        Command::Play { .. } | Command::Analyze { .. } => {
+            bail!("--cycles own-row is available for build, probe, pv, stats, verify and start, not for play or analyze")
+        }
+        _ => bail!("this command takes no --cycles"),
     }
 }
 
@@ -260,7 +270,10 @@ fn span(db: &BoundsDatabase, layers: Option<LayerRange>) -> Result<(u32, u32)> {
     Ok(match layers {
         Some(r) => {
             if r.last > top {
-                bail!("own-row layer {} is not built (layers 0..={top} are)", r.last);
+                bail!(
+                    "own-row layer {} is not built (layers 0..={top} are)",
+                    r.last
+                );
             }
             (r.first, r.last)
         }

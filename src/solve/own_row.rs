@@ -148,7 +148,10 @@ impl LayerGraph {
             })
             .collect();
         let total: usize = chunk_edges.iter().map(Vec::len).sum();
-        assert!(total < u32::MAX as usize, "layer {n}: too many in-layer moves");
+        assert!(
+            total < u32::MAX as usize,
+            "layer {n}: too many in-layer moves"
+        );
         let mut succ_start = Vec::with_capacity(size + 1);
         let mut acc = 0u32;
         for &d in &degree {
@@ -220,9 +223,17 @@ impl LayerGraph {
         let oriented = |v: usize| -> i8 {
             let p = v >> 1;
             let (e, none_in, none_out) = if v & 1 == 0 {
-                (self.exit0[p], NO_EXIT0, if reacher == 0 { NO_EXIT0 } else { NO_EXIT1 })
+                (
+                    self.exit0[p],
+                    NO_EXIT0,
+                    if reacher == 0 { NO_EXIT0 } else { NO_EXIT1 },
+                )
             } else {
-                (self.exit1[p], NO_EXIT1, if reacher == 1 { NO_EXIT0 } else { NO_EXIT1 })
+                (
+                    self.exit1[p],
+                    NO_EXIT1,
+                    if reacher == 1 { NO_EXIT0 } else { NO_EXIT1 },
+                )
             };
             if e == none_in {
                 none_out
@@ -316,7 +327,9 @@ pub fn solve_layer_own_row(rules: Rules, n: u32, lower: &[BoundsLayer]) -> Bound
                     .copied()
                     .filter(|&v| cur[v as usize] < d && d <= hi0[v as usize]),
             );
-            threshold(&g, d, &mut cur, &hi0, &cand, &mut count, &mut in_a, &mut queue);
+            threshold(
+                &g, d, &mut cur, &hi0, &cand, &mut count, &mut in_a, &mut queue,
+            );
         }
     }
     let low = (0..size).map(|p| cur[2 * p]).collect();
@@ -406,10 +419,7 @@ fn threshold(
                 g.exit1[v >> 1] < d || succ.iter().any(|&c| lost(cur, child(c)))
             } else {
                 // Successors that keep the protagonist out of A: in W or still open.
-                let keep = succ
-                    .iter()
-                    .filter(|&&c| !lost(cur, child(c)))
-                    .count() as u8;
+                let keep = succ.iter().filter(|&&c| !lost(cur, child(c))).count() as u8;
                 count[v] = keep;
                 keep == 0 && (g.exit0[v >> 1] < d || g.exit0[v >> 1] == NO_EXIT0)
             };
