@@ -92,8 +92,11 @@ pub struct BoundsDatabase {
     rules: Rules,
     low: Vec<Option<LayerFile>>,
     high: Vec<Option<LayerFile>>,
-    cache: Mutex<HashMap<(u32, u64, bool), Arc<Vec<u8>>>>,
+    cache: Mutex<BlockCache>,
 }
+
+/// Decompressed blocks by (layer, block, high file?).
+type BlockCache = HashMap<(u32, u64, bool), Arc<Vec<u8>>>;
 
 /// Blocks kept decompressed by a [`BoundsDatabase`].
 const CACHE_BLOCKS: usize = 64;

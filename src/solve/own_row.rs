@@ -248,7 +248,7 @@ impl LayerGraph {
         let mut count = vec![0u8; 2 * size];
         let slot = |d: i32| (d + n) as usize;
         let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); (2 * n + 1) as usize];
-        for v in 0..2 * size {
+        for (v, count) in count.iter_mut().enumerate() {
             let e = oriented(v);
             let deg = (self.succ_start[(v >> 1) + 1] - self.succ_start[v >> 1]) as u8;
             if v & 1 == reacher {
@@ -256,7 +256,7 @@ impl LayerGraph {
                     buckets[slot(e.into())].push(v as u32);
                 }
             } else {
-                count[v] = deg;
+                *count = deg;
                 if deg == 0 && e != NO_EXIT1 && i32::from(e) > -n {
                     buckets[slot(e.into())].push(v as u32);
                 }
