@@ -66,6 +66,7 @@ use crate::board::Board;
 use crate::index;
 use crate::rules::{Rules, Turn};
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering::Relaxed};
 
 /// The pair of bounds of every position of one layer, by index.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -316,19 +317,20 @@ pub fn solve_layer_own_row(rules: Rules, n: u32, lower: &[BoundsLayer]) -> Bound
     if !open.is_empty() {
         let top = open.iter().map(|&v| hi0[v as usize]).max().unwrap_or(0);
         let bottom = open.iter().map(|&v| cur[v as usize]).min().unwrap_or(0);
-        let mut count = vec![0u8; 2 * size];
-        let mut in_a = vec![false; 2 * size];
-        let mut cand: Vec<u32> = Vec::new();
+        let mut count: Vec<AtomicU8> = Vec::with_capacity(2 * size);
+        count.resize_with(2 * size, || AtomicU8::new(0));
+        let mut in_a: Vec<AtomicBool> = Vec::with_capacity(2 * size);
+        in_a.resize_with(2 * size, || AtomicBool::new(false));
+        let mut cand: Vec<u32>;
         let mut queue: Vec<u32> = Vec::new();
         for d in (bottom + 1..=top).rev() {
-            cand.clear();
-            cand.extend(
-                open.iter()
-                    .copied()
-                    .filter(|&v| cur[v as usize] < d && d <= hi0[v as usize]),
-            );
+            cand = open
+                .par_iter()
+                .copied()
+                .filter(|&v| cur[v as usize] < d && d <= hi0[v as usize])
+                .collect();
             threshold(
-                &g, d, &mut cur, &hi0, &cand, &mut count, &mut in_a, &mut queue,
+                &g, d, &mut cur, &hi0, &cand, &count, &in_a, &mut queue,
             );
         }
     }
@@ -346,36 +348,47 @@ fn threshold(
     cur: &mut [i8],
     hi0: &[i8],
     cand: &[u32],
-    count: &mut [u8],
-    in_a: &mut [bool],
+    count: &[AtomicU8],
+    in_a: &[AtomicBool],
     queue: &mut Vec<u32>,
 ) {
     let is_cand = |cur: &[i8], v: usize| cur[v] < d && d <= hi0[v];
     let lost = |cur: &[i8], v: usize| cur[v] < d && hi0[v] < d;
     loop {
-        // 1. The protagonist's attractor of W (and of exits paying ≥ d).
+        // 1. The protagonist's attractor of W (and of exits paying ≥ d). The scan runs in
+        //    parallel (each candidate writes only its own counter); propagation does not.
         queue.clear();
-        for &v in cand {
-            let v = v as usize;
-            if cur[v] >= d {
-                continue;
-            }
-            let succ = g.succ_of(v >> 1);
-            let t = v & 1;
-            let child = |c: u32| 2 * c as usize + (1 - t);
-            if t == 0 {
-                if g.exit0[v >> 1] >= d && g.exit0[v >> 1] != NO_EXIT0
-                    || succ.iter().any(|&c| cur[child(c)] >= d)
-                {
-                    queue.push(v as u32);
-                }
-            } else {
-                let outside = succ.iter().filter(|&&c| cur[child(c)] < d).count() as u8;
-                count[v] = outside;
-                if outside == 0 && g.exit1[v >> 1] >= d {
-                    queue.push(v as u32);
-                }
-            }
+        {
+            let cur: &[i8] = cur;
+            let found: Vec<Vec<u32>> = cand
+                .par_chunks(1 << 14)
+                .map(|chunk| {
+                    let mut found = Vec::new();
+                    for &v in chunk {
+                        let v = v as usize;
+                        if cur[v] >= d {
+                            continue;
+                        }
+                        let succ = g.succ_of(v >> 1);
+                        let t = v & 1;
+                        let child = |c: u32| 2 * c as usize + (1 - t);
+                        let enter = if t == 0 {
+                            g.exit0[v >> 1] >= d && g.exit0[v >> 1] != NO_EXIT0
+                                || succ.iter().any(|&c| cur[child(c)] >= d)
+                        } else {
+                            let outside =
+                                succ.iter().filter(|&&c| cur[child(c)] < d).count() as u8;
+                            count[v].store(outside, Relaxed);
+                            outside == 0 && g.exit1[v >> 1] >= d
+                        };
+                        if enter {
+                            found.push(v as u32);
+                        }
+                    }
+                    found
+                })
+                .collect();
+            queue.extend(found.into_iter().flatten());
         }
         // A node joins W when it is queued, so that no counter is touched after that.
         for &v in queue.iter() {
@@ -391,8 +404,9 @@ fn threshold(
                 let enter = if u & 1 == 0 {
                     true
                 } else {
-                    count[u] -= 1;
-                    count[u] == 0 && g.exit1[u >> 1] >= d
+                    let left = count[u].load(Relaxed) - 1;
+                    count[u].store(left, Relaxed);
+                    left == 0 && g.exit1[u >> 1] >= d
                 };
                 if enter {
                     cur[u] = d;
@@ -402,47 +416,58 @@ fn threshold(
         }
         // 2. The antagonist's attractor of the bad nodes (weight < d, exit paying < d, or
         //    already lost at d), avoiding W.
-        for &v in cand {
-            in_a[v as usize] = false;
-        }
-        for &v in cand {
-            let v = v as usize;
-            if cur[v] >= d {
-                continue;
-            }
-            let succ = g.succ_of(v >> 1);
-            let t = v & 1;
-            let child = |c: u32| 2 * c as usize + (1 - t);
-            let enter = if g.weight(v) < d {
-                true
-            } else if t == 1 {
-                g.exit1[v >> 1] < d || succ.iter().any(|&c| lost(cur, child(c)))
-            } else {
-                // Successors that keep the protagonist out of A: in W or still open.
-                let keep = succ.iter().filter(|&&c| !lost(cur, child(c))).count() as u8;
-                count[v] = keep;
-                keep == 0 && (g.exit0[v >> 1] < d || g.exit0[v >> 1] == NO_EXIT0)
-            };
-            if enter {
-                in_a[v] = true;
-                queue.push(v as u32);
-            }
+        {
+            let cur: &[i8] = cur;
+            let found: Vec<Vec<u32>> = cand
+                .par_chunks(1 << 14)
+                .map(|chunk| {
+                    let mut found = Vec::new();
+                    for &v in chunk {
+                        let v = v as usize;
+                        in_a[v].store(false, Relaxed);
+                        if cur[v] >= d {
+                            continue;
+                        }
+                        let succ = g.succ_of(v >> 1);
+                        let t = v & 1;
+                        let child = |c: u32| 2 * c as usize + (1 - t);
+                        let enter = if g.weight(v) < d {
+                            true
+                        } else if t == 1 {
+                            g.exit1[v >> 1] < d || succ.iter().any(|&c| lost(cur, child(c)))
+                        } else {
+                            // Successors that keep the protagonist out of A: in W or open.
+                            let keep =
+                                succ.iter().filter(|&&c| !lost(cur, child(c))).count() as u8;
+                            count[v].store(keep, Relaxed);
+                            keep == 0 && (g.exit0[v >> 1] < d || g.exit0[v >> 1] == NO_EXIT0)
+                        };
+                        if enter {
+                            in_a[v].store(true, Relaxed);
+                            found.push(v as u32);
+                        }
+                    }
+                    found
+                })
+                .collect();
+            queue.extend(found.into_iter().flatten());
         }
         while let Some(v) = queue.pop() {
             let t = v as usize & 1;
             for &p in g.pred_of(v as usize >> 1) {
                 let u = 2 * p as usize + (1 - t);
-                if !is_cand(cur, u) || in_a[u] {
+                if !is_cand(cur, u) || in_a[u].load(Relaxed) {
                     continue;
                 }
                 let enter = if u & 1 == 1 {
                     true
                 } else {
-                    count[u] -= 1;
-                    count[u] == 0 && (g.exit0[u >> 1] < d || g.exit0[u >> 1] == NO_EXIT0)
+                    let left = count[u].load(Relaxed) - 1;
+                    count[u].store(left, Relaxed);
+                    left == 0 && (g.exit0[u >> 1] < d || g.exit0[u >> 1] == NO_EXIT0)
                 };
                 if enter {
-                    in_a[u] = true;
+                    in_a[u].store(true, Relaxed);
                     queue.push(u as u32);
                 }
             }
@@ -451,7 +476,7 @@ fn threshold(
         let mut grew = false;
         for &v in cand {
             let v = v as usize;
-            if cur[v] < d && !in_a[v] {
+            if cur[v] < d && !in_a[v].load(Relaxed) {
                 cur[v] = d;
                 grew = true;
             }
