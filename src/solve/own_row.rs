@@ -329,9 +329,7 @@ pub fn solve_layer_own_row(rules: Rules, n: u32, lower: &[BoundsLayer]) -> Bound
                 .copied()
                 .filter(|&v| cur[v as usize] < d && d <= hi0[v as usize])
                 .collect();
-            threshold(
-                &g, d, &mut cur, &hi0, &cand, &count, &in_a, &mut queue,
-            );
+            threshold(&g, d, &mut cur, &hi0, &cand, &count, &in_a, &mut queue);
         }
     }
     let low = (0..size).map(|p| cur[2 * p]).collect();
@@ -376,8 +374,7 @@ fn threshold(
                             g.exit0[v >> 1] >= d && g.exit0[v >> 1] != NO_EXIT0
                                 || succ.iter().any(|&c| cur[child(c)] >= d)
                         } else {
-                            let outside =
-                                succ.iter().filter(|&&c| cur[child(c)] < d).count() as u8;
+                            let outside = succ.iter().filter(|&&c| cur[child(c)] < d).count() as u8;
                             count[v].store(outside, Relaxed);
                             outside == 0 && g.exit1[v >> 1] >= d
                         };
@@ -437,8 +434,7 @@ fn threshold(
                             g.exit1[v >> 1] < d || succ.iter().any(|&c| lost(cur, child(c)))
                         } else {
                             // Successors that keep the protagonist out of A: in W or open.
-                            let keep =
-                                succ.iter().filter(|&&c| !lost(cur, child(c))).count() as u8;
+                            let keep = succ.iter().filter(|&&c| !lost(cur, child(c))).count() as u8;
                             count[v].store(keep, Relaxed);
                             keep == 0 && (g.exit0[v >> 1] < d || g.exit0[v >> 1] == NO_EXIT0)
                         };
