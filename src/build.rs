@@ -169,6 +169,19 @@ pub fn build(
     opts: &BuildOptions,
     observer: &dyn BuildObserver,
 ) -> Result<Vec<LayerReport>, BuildError> {
+    let (pool, _lock) = prepare(opts, memory_needed, &store::rules_dir(&opts.db, opts.rules))?;
+    pool.install(|| build_in_pool(opts, observer))
+}
+
+/// What every kind of build checks before any work, so that it is refused in seconds rather
+/// than fail (or swap) hours in: the layer range, the memory its largest layer needs
+/// (`need`, bytes for a layer), the thread count. Then it locks `folder` and starts the
+/// thread pool; the lock is held as long as the returned file.
+pub(crate) fn prepare(
+    opts: &BuildOptions,
+    need: impl Fn(u32) -> u64,
+    folder: &Path,
+) -> Result<(rayon::ThreadPool, File), BuildError> {
     if opts.max_seeds > MAX_SEEDS {
         return Err(BuildError::TooManySeeds(opts.max_seeds));
     }
@@ -177,10 +190,8 @@ pub fn build(
             seeds: opts.max_seeds,
         });
     }
-    // Refuse up front rather than fail (or swap) hours into the build.
-    let limit = opts.memory_limit.or_else(physical_memory);
-    if let Some(limit) = limit {
-        let need = memory_needed(opts.max_seeds);
+    if let Some(limit) = opts.memory_limit.or_else(physical_memory) {
+        let need = need(opts.max_seeds);
         if need > limit {
             const GIB: f64 = (1u64 << 30) as f64;
             return Err(BuildError::OverMemory {
@@ -200,8 +211,8 @@ pub fn build(
     let pool = pool
         .build()
         .map_err(|e| BuildError::Threads(opts.threads.unwrap_or(0), e.to_string()))?;
-    let _lock = lock_folder(&store::rules_dir(&opts.db, opts.rules))?;
-    pool.install(|| build_in_pool(opts, observer))
+    let lock = lock_folder(folder)?;
+    Ok((pool, lock))
 }
 
 /// The file whose lock a build holds: `DIR/<rules>/build.lock`.
@@ -213,7 +224,7 @@ pub fn lock_path(rules_dir: &Path) -> PathBuf {
 /// id into the lock file for the error a second build prints. The operating system drops
 /// the lock when the process ends, however it ends, so a killed build never leaves the
 /// folder locked.
-pub(crate) fn lock_folder(dir: &Path) -> Result<File, BuildError> {
+fn lock_folder(dir: &Path) -> Result<File, BuildError> {
     let path = lock_path(dir);
     let lock_err = |source| BuildError::Lock {
         path: path.clone(),

@@ -336,34 +336,9 @@ pub fn build_own_row(
     opts: &BuildOptions,
     mut on_layer: impl FnMut(&OwnRowLayerReport) + Send,
 ) -> Result<Vec<OwnRowLayerReport>, BuildError> {
-    if opts.max_seeds > MAX_SEEDS {
-        return Err(BuildError::TooManySeeds(opts.max_seeds));
-    }
-    if opts.max_seeds > crate::solve::MAX_SOLVABLE_SEEDS {
-        return Err(BuildError::TooLarge {
-            seeds: opts.max_seeds,
-        });
-    }
-    if let Some(limit) = opts.memory_limit.or_else(crate::build::physical_memory) {
-        let need = memory_needed(opts.max_seeds);
-        if need > limit {
-            const GIB: f64 = (1u64 << 30) as f64;
-            return Err(BuildError::OverMemory {
-                seeds: opts.max_seeds,
-                need_gib: need as f64 / GIB,
-                limit_gib: limit as f64 / GIB,
-            });
-        }
-    }
     let root = own_row_db(&opts.db);
-    let _lock = crate::build::lock_folder(&store::rules_dir(&root, opts.rules))?;
-    let mut pool = rayon::ThreadPoolBuilder::new();
-    if let Some(t) = opts.threads {
-        pool = pool.num_threads(t);
-    }
-    let pool = pool
-        .build()
-        .map_err(|e| BuildError::Threads(opts.threads.unwrap_or(0), e.to_string()))?;
+    let (pool, _lock) =
+        crate::build::prepare(opts, memory_needed, &store::rules_dir(&root, opts.rules))?;
     pool.install(|| {
         let mut layers: Vec<BoundsLayer> = Vec::new();
         let mut reports = Vec::new();

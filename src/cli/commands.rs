@@ -163,6 +163,36 @@ fn verdict_words(v: i8) -> &'static str {
     }
 }
 
+/// The options of `build`, checked, for either kind of table.
+pub(super) fn build_options(
+    db: &DbArgs,
+    max_seeds: u32,
+    threads: Option<usize>,
+    memory_limit: Option<f64>,
+    block_size: u32,
+    zstd_level: i32,
+) -> Result<BuildOptions> {
+    if block_size == 0 {
+        bail!("--block-size must be at least 1");
+    }
+    if let Some(limit) = memory_limit {
+        if limit.is_nan() || limit <= 0.0 {
+            bail!("--memory-limit must be a positive number of GiB");
+        }
+    }
+    Ok(BuildOptions {
+        db: db.db.clone(),
+        rules: parse_rules(&db.rules)?,
+        max_seeds,
+        threads,
+        memory_limit: memory_limit.map(|g| (g * (1u64 << 30) as f64) as u64),
+        write: WriteOptions {
+            block_size,
+            zstd_level,
+        },
+    })
+}
+
 fn cmd_build(
     db: DbArgs,
     max_seeds: u32,
@@ -172,26 +202,15 @@ fn cmd_build(
     zstd_level: i32,
     quiet: bool,
 ) -> Result<bool> {
-    let rules = parse_rules(&db.rules)?;
-    if block_size == 0 {
-        bail!("--block-size must be at least 1");
-    }
-    if let Some(limit) = memory_limit {
-        if limit.is_nan() || limit <= 0.0 {
-            bail!("--memory-limit must be a positive number of GiB");
-        }
-    }
-    let opts = BuildOptions {
-        db: db.db.clone(),
-        rules,
+    let opts = build_options(
+        &db,
         max_seeds,
         threads,
-        memory_limit: memory_limit.map(|g| (g * (1u64 << 30) as f64) as u64),
-        write: WriteOptions {
-            block_size,
-            zstd_level,
-        },
-    };
+        memory_limit,
+        block_size,
+        zstd_level,
+    )?;
+    let rules = opts.rules;
     let progress = BuildProgress::new(!quiet);
     let building = progress.building.clone();
     let (db_dir, rules_for_handler) = (db.db.clone(), rules);
@@ -764,11 +783,12 @@ fn cmd_verify(args: DbArgs, layers: Option<LayerRange>) -> Result<bool> {
     Ok(bad == 0)
 }
 
-fn cmd_start(args: DbArgs, per_pit: u8) -> Result<bool> {
+/// The seeds of the opening with `per_pit` seeds in every pit, if this program can build
+/// its layer (so that the build a message suggests is one `build` accepts).
+pub(super) fn opening_seeds(per_pit: u8) -> Result<u32> {
     if per_pit == 0 || per_pit > 4 {
         bail!("--seeds-per-pit must be 1..=4 (the standard game has 4)");
     }
-    let db = open_db(&args)?;
     let seeds = 12 * u32::from(per_pit);
     if seeds > awari::solve::MAX_SOLVABLE_SEEDS {
         bail!(
@@ -776,6 +796,12 @@ fn cmd_start(args: DbArgs, per_pit: u8) -> Result<bool> {
             awari::solve::MAX_SOLVABLE_SEEDS
         );
     }
+    Ok(seeds)
+}
+
+fn cmd_start(args: DbArgs, per_pit: u8) -> Result<bool> {
+    let seeds = opening_seeds(per_pit)?;
+    let db = open_db(&args)?;
     if db.layer(seeds).is_none() {
         bail!(
             "the opening with {per_pit} seeds per pit needs the layers up to {seeds}; build them with: awari build --rules {} --max-seeds {seeds} --db {}",

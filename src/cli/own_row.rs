@@ -4,9 +4,7 @@
 use super::output::{say, shown};
 use super::{Command, DbArgs, LayerRange};
 use anyhow::{anyhow, bail, Result};
-use awari::build::BuildOptions;
 use awari::own_row::{self, BoundsDatabase, MoveBounds, PvEnd};
-use awari::store::WriteOptions;
 use awari::{Board, Rules, Turn};
 use serde_json::{json, Value};
 use std::io::{BufRead, Write};
@@ -39,26 +37,15 @@ pub fn run(command: Command) -> Result<bool> {
             zstd_level,
             quiet,
         } => {
-            let rules = parse_rules(&db.rules)?;
-            if block_size == 0 {
-                bail!("--block-size must be at least 1");
-            }
-            if let Some(limit) = memory_limit {
-                if limit.is_nan() || limit <= 0.0 {
-                    bail!("--memory-limit must be a positive number of GiB");
-                }
-            }
-            let opts = BuildOptions {
-                db: db.db.clone(),
-                rules,
+            let opts = super::commands::build_options(
+                &db,
                 max_seeds,
-                threads: threads.map(usize::from),
-                memory_limit: memory_limit.map(|g| (g * (1u64 << 30) as f64) as u64),
-                write: WriteOptions {
-                    block_size,
-                    zstd_level,
-                },
-            };
+                threads.map(usize::from),
+                memory_limit,
+                block_size,
+                zstd_level,
+            )?;
+            let rules = opts.rules;
             let started = std::time::Instant::now();
             let reports = own_row::build_own_row(&opts, |r| {
                 if !quiet {
@@ -212,13 +199,10 @@ pub fn run(command: Command) -> Result<bool> {
             Ok(bad == 0)
         }
         Command::Start { db, seeds_per_pit } => {
-            if seeds_per_pit == 0 || seeds_per_pit > 4 {
-                bail!("--seeds-per-pit must be 1..=4 (the standard game has 4)");
-            }
+            let seeds = super::commands::opening_seeds(seeds_per_pit)?;
             let rules = parse_rules(&db.rules)?;
             let dir = db.db.clone();
             let db = open(&db)?;
-            let seeds = 12 * u32::from(seeds_per_pit);
             if db.complete_up_to().is_none_or(|top| top < seeds) {
                 bail!(
                     "the opening with {seeds_per_pit} seeds per pit needs the own-row layers up to {seeds}; build them with: awari build --cycles own-row --rules {rules} --max-seeds {seeds} --db {}",
