@@ -136,11 +136,11 @@ fn cmd_play(
     })
 }
 
-fn parse_rules(name: &str) -> Result<Rules> {
+pub(super) fn parse_rules(name: &str) -> Result<Rules> {
     Ok(name.parse::<Rules>()?)
 }
 
-fn parse_board(text: &str) -> Result<Board> {
+pub(super) fn parse_board(text: &str) -> Result<Board> {
     text.parse::<Board>()
         .map_err(|e| anyhow!("bad board '{}': {e}", shown(text.trim())))
 }

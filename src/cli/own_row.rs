@@ -1,11 +1,12 @@
 //! The subcommands with `--cycles own-row`: the same commands on the tables of guaranteed
 //! bounds (`awari::own_row`).
 
-use super::output::{say, shown};
+use super::commands::{parse_board, parse_rules};
+use super::output::say;
 use super::{Command, DbArgs, LayerRange};
 use anyhow::{anyhow, bail, Result};
 use awari::own_row::{self, BoundsDatabase, MoveBounds, PvEnd};
-use awari::{Board, Rules, Turn};
+use awari::{Board, Turn};
 use serde_json::{json, Value};
 use std::io::{BufRead, Write};
 
@@ -232,15 +233,6 @@ pub fn run(command: Command) -> Result<bool> {
         }
         _ => bail!("this command takes no --cycles"),
     }
-}
-
-fn parse_rules(name: &str) -> Result<Rules> {
-    Ok(name.parse::<Rules>()?)
-}
-
-fn parse_board(text: &str) -> Result<Board> {
-    text.parse::<Board>()
-        .map_err(|e| anyhow!("bad board '{}': {e}", shown(text.trim())))
 }
 
 fn open(args: &DbArgs) -> Result<BoundsDatabase> {
