@@ -16,41 +16,15 @@ use proptest::prelude::*;
 use proptest::test_runner::Config;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 
 /// The layer the file fuzzing damages (12,376 positions, a few kB on disk).
 const LAYER: u8 = 6;
 
-fn scratch_root() -> PathBuf {
-    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("awari-fuzz-tests");
-    fs::create_dir_all(&root).unwrap();
-    static CLEANED: OnceLock<()> = OnceLock::new();
-    CLEANED.get_or_init(|| common::remove_stale(&root));
-    root
-}
-
 /// Layers 0..=8 of `awari`, built with the CLI once per test binary.
 fn db() -> &'static Path {
     static DB: OnceLock<PathBuf> = OnceLock::new();
-    DB.get_or_init(|| {
-        let dir = tempfile::Builder::new()
-            .prefix("db-")
-            .tempdir_in(scratch_root())
-            .unwrap()
-            .keep();
-        let out = Command::new(env!("CARGO_BIN_EXE_awari"))
-            .args(["build", "-q", "--max-seeds", "8", "--db"])
-            .arg(&dir)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "fixture build failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        dir
-    })
+    DB.get_or_init(|| common::build_fixture(&common::scratch_root("awari-fuzz-tests"), 8))
 }
 
 fn layer_path(db: &Path, n: u8) -> PathBuf {
@@ -256,7 +230,7 @@ proptest! {
         let mut bytes = original.clone();
         apply(&d, &mut bytes);
         // A fresh folder holding only the damaged layer (the probes need no other).
-        let dir = tempfile::Builder::new().prefix("file-").tempdir_in(scratch_root()).unwrap();
+        let dir = tempfile::Builder::new().prefix("file-").tempdir_in(common::scratch_root("awari-fuzz-tests")).unwrap();
         fs::create_dir_all(dir.path().join("awari")).unwrap();
         fs::write(layer_path(dir.path(), LAYER), &bytes).unwrap();
         let Ok(db) = Database::open(dir.path(), Rules::AWARI) else {

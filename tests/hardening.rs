@@ -40,33 +40,16 @@ fn awari_bin() -> &'static str {
 
 /// A fresh folder under Cargo's per-target scratch folder.
 fn scratch() -> TempDir {
-    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("awari-hardening-tests");
-    fs::create_dir_all(&root).unwrap();
-    static CLEANED: OnceLock<()> = OnceLock::new();
-    CLEANED.get_or_init(|| common::remove_stale(&root));
     tempfile::Builder::new()
         .prefix("t-")
-        .tempdir_in(root)
+        .tempdir_in(common::scratch_root("awari-hardening-tests"))
         .unwrap()
 }
 
 /// Layers 0..=TOP of `awari`, built with the CLI once per test binary. Never damaged.
 fn db() -> &'static Path {
     static DB: OnceLock<PathBuf> = OnceLock::new();
-    DB.get_or_init(|| {
-        let dir = scratch().keep();
-        let out = StdCommand::new(awari_bin())
-            .args(["build", "-q", "--max-seeds", &TOP.to_string(), "--db"])
-            .arg(&dir)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "fixture build failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        dir
-    })
+    DB.get_or_init(|| common::build_fixture(&common::scratch_root("awari-hardening-tests"), TOP))
 }
 
 fn layer_path(db: &Path, n: u32) -> PathBuf {

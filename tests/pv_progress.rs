@@ -11,7 +11,6 @@ mod common;
 
 use awari::{Board, Database, Rules};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 
 const TOP: u8 = 10;
@@ -21,25 +20,7 @@ const MAX_PLIES: usize = 500;
 fn db() -> &'static Path {
     static DB: OnceLock<PathBuf> = OnceLock::new();
     DB.get_or_init(|| {
-        let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("awari-pv-progress-tests");
-        std::fs::create_dir_all(&root).unwrap();
-        common::remove_stale(&root);
-        let dir = tempfile::Builder::new()
-            .prefix("db-")
-            .tempdir_in(root)
-            .unwrap()
-            .keep();
-        let out = Command::new(env!("CARGO_BIN_EXE_awari"))
-            .args(["build", "-q", "--max-seeds", &TOP.to_string(), "--db"])
-            .arg(&dir)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "fixture build failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        dir
+        common::build_fixture(&common::scratch_root("awari-pv-progress-tests"), TOP.into())
     })
 }
 

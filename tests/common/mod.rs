@@ -58,3 +58,34 @@ pub fn remove_stale(root: &std::path::Path) {
         }
     }
 }
+
+/// `CARGO_TARGET_TMPDIR/<name>`, created, with folders left by runs over an hour old
+/// removed (once per test binary).
+pub fn scratch_root(name: &str) -> std::path::PathBuf {
+    let root = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::create_dir_all(&root).unwrap();
+    static CLEANED: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+    CLEANED.get_or_init(|| remove_stale(&root));
+    root
+}
+
+/// Layers `0..=top` of `awari`, built by the CLI into a new folder under `root` that
+/// outlives the test (a fixture shared by a test binary).
+pub fn build_fixture(root: &std::path::Path, top: u32) -> std::path::PathBuf {
+    let dir = tempfile::Builder::new()
+        .prefix("db-")
+        .tempdir_in(root)
+        .unwrap()
+        .keep();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_awari"))
+        .args(["build", "-q", "--max-seeds", &top.to_string(), "--db"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "fixture build failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir
+}
