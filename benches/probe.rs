@@ -7,7 +7,6 @@
 //! (about 10 s). Figures are per probe.
 
 use awari::build::{build, BuildOptions};
-use awari::store::WriteOptions;
 use awari::{Database, Rules};
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
@@ -19,14 +18,7 @@ const LAYER: u32 = 16;
 
 fn bench_probe(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("temp dir");
-    let opts = BuildOptions {
-        db: dir.path().to_path_buf(),
-        rules: Rules::AWARI,
-        max_seeds: LAYER,
-        threads: None,
-        memory_limit: None,
-        write: WriteOptions::default(),
-    };
+    let opts = BuildOptions::new(dir.path().to_path_buf(), Rules::AWARI, LAYER);
     build(&opts, &awari::solve::Quiet).expect("build");
     let sample = common::positions(LAYER, 4096, 0x2545_F491_4F6C_DD1D);
     let mut group = c.benchmark_group("probe");

@@ -8,7 +8,6 @@
 //! promise is about every board, not the average.
 
 use awari::build::{build, BuildOptions};
-use awari::store::WriteOptions;
 use awari::{Board, Database, Rules};
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
@@ -24,14 +23,7 @@ fn bench_pv(c: &mut Criterion) {
     let (dir, top) = match std::env::var_os("AWARI_BENCH_DB") {
         Some(dir) => (std::path::PathBuf::from(dir), 24),
         None => {
-            let opts = BuildOptions {
-                db: temp.path().to_path_buf(),
-                rules: Rules::AWARI,
-                max_seeds: 16,
-                threads: None,
-                memory_limit: None,
-                write: WriteOptions::default(),
-            };
+            let opts = BuildOptions::new(temp.path().to_path_buf(), Rules::AWARI, 16);
             build(&opts, &awari::solve::Quiet).expect("build");
             (temp.path().to_path_buf(), 16)
         }

@@ -7,7 +7,6 @@
 
 use awari::build::{build, BuildOptions};
 use awari::search::{analyse, Limits};
-use awari::store::WriteOptions;
 use awari::{Board, Database, Rules};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
@@ -36,14 +35,7 @@ fn get(addr: &str, path: &str) -> String {
 fn bench_search(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("temp dir");
     build(
-        &BuildOptions {
-            db: dir.path().to_path_buf(),
-            rules: Rules::AWARI,
-            max_seeds: TOP,
-            threads: None,
-            memory_limit: None,
-            write: WriteOptions::default(),
-        },
+        &BuildOptions::new(dir.path().to_path_buf(), Rules::AWARI, TOP),
         &awari::solve::Quiet,
     )
     .expect("build");

@@ -53,6 +53,21 @@ pub struct LayerReport {
     pub summary: LayerSummary,
 }
 
+impl BuildOptions {
+    /// Layers `0..=max_seeds` of `rules` into `db`, with one thread per core, the
+    /// machine's memory as the limit, and the default file layout.
+    pub fn new(db: impl Into<PathBuf>, rules: Rules, max_seeds: u32) -> BuildOptions {
+        BuildOptions {
+            db: db.into(),
+            rules,
+            max_seeds,
+            threads: None,
+            memory_limit: None,
+            write: WriteOptions::default(),
+        }
+    }
+}
+
 /// What a build reports while it runs; every method has an empty default. The calls of
 /// [`SolveObserver`] come from worker threads.
 pub trait BuildObserver: SolveObserver {

@@ -49,14 +49,7 @@ fn build_fixture(rules: Rules) -> PathBuf {
         .unwrap()
         .keep();
     awari::build::build(
-        &awari::build::BuildOptions {
-            db: dir.clone(),
-            rules,
-            max_seeds: TOP,
-            threads: None,
-            memory_limit: None,
-            write: WriteOptions::default(),
-        },
+        &awari::build::BuildOptions::new(dir.clone(), rules, TOP),
         &awari::solve::Quiet,
     )
     .unwrap();

@@ -5,7 +5,6 @@
 
 use awari::build::{build, BuildOptions};
 use awari::probe::PvEnd;
-use awari::store::WriteOptions;
 use awari::{index, Database, Rules};
 
 /// Layers 0..=6 (18,564 positions per preset); a whole PV per position is slow-ish, since
@@ -33,14 +32,7 @@ fn realised_value(db: &Database, board: &awari::Board) -> (i32, PvEnd) {
 
 fn check(rules: Rules) {
     let dir = tempfile::tempdir().expect("temp dir");
-    let opts = BuildOptions {
-        db: dir.path().to_path_buf(),
-        rules,
-        max_seeds: MAX_N,
-        threads: None,
-        memory_limit: None,
-        write: WriteOptions::default(),
-    };
+    let opts = BuildOptions::new(dir.path(), rules, MAX_N);
     build(&opts, &awari::solve::Quiet).expect("build");
     let db = Database::open(dir.path(), rules).expect("open");
     let mut bad = Vec::new();

@@ -7,10 +7,9 @@
 
 use awari::build::{build, BuildOptions};
 use awari::game::{EndReason, GameRecord, Side};
-use awari::index::{size, unrank};
 use awari::rules::Turn;
 use awari::search::{analyse, choose_move, Level, Limits, Rng};
-use awari::store::{self, WriteOptions};
+use awari::store;
 use awari::{Board, Database, Rules};
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -42,14 +41,7 @@ fn fixture() -> &'static Fixture {
         let full = dir.join("full");
         let partial = dir.join("partial");
         build(
-            &BuildOptions {
-                db: full.clone(),
-                rules: Rules::AWARI,
-                max_seeds: TOP,
-                threads: None,
-                memory_limit: None,
-                write: WriteOptions::default(),
-            },
+            &BuildOptions::new(full.clone(), Rules::AWARI, TOP),
             &awari::solve::Quiet,
         )
         .unwrap();
@@ -87,12 +79,6 @@ fn minimax(full: &Database, board: &Board, depth: u32) -> i32 {
     }
 }
 
-fn sample(n: u32, count: u64, salt: u64) -> Vec<Board> {
-    (0..count)
-        .map(|k| unrank(n, (k * 7_919 + salt * 104_729) % size(n)))
-        .collect()
-}
-
 #[test]
 fn every_move_value_is_the_minimax_value_at_the_depth_reached() {
     let f = fixture();
@@ -100,7 +86,10 @@ fn every_move_value_is_the_minimax_value_at_the_depth_reached() {
     let partial = Database::open(&f.partial, Rules::AWARI).unwrap();
     let mut checked = 0;
     for n in LOW + 1..=TOP {
-        for (k, b) in sample(n, 40, u64::from(n)).iter().enumerate() {
+        for (k, b) in common::spread_sample(n, 40, u64::from(n))
+            .iter()
+            .enumerate()
+        {
             // Depths 1..=5 without a clock; every sixth board with no think time at all,
             // which still finishes depth 1.
             let depth = 1 + (k as u32 % 6);
@@ -142,7 +131,7 @@ fn an_exact_answer_is_the_tables_answer() {
     let full = Database::open(&f.full, Rules::AWARI).unwrap();
     let partial = Database::open(&f.partial, Rules::AWARI).unwrap();
     let mut exact = 0;
-    for b in sample(LOW + 1, 100, 3) {
+    for b in common::spread_sample(LOW + 1, 100, 3) {
         let a = analyse(&partial, &b, &Limits::think(Duration::from_millis(10))).unwrap();
         if !a.exact {
             continue;
@@ -156,7 +145,7 @@ fn an_exact_answer_is_the_tables_answer() {
     // of non-capturing moves never do (a depth-limited search cannot see round a cycle).
     assert!(exact >= 4, "only {exact} of 100 searches came out exact");
     // A position in the tables is looked up: exact at depth 0, no search.
-    let b = sample(LOW, 1, 5)[0];
+    let b = common::spread_sample(LOW, 1, 5)[0];
     let a = analyse(&partial, &b, &Limits::think(Duration::from_millis(1))).unwrap();
     assert!(a.exact && a.depth == 0 && a.nodes == 0);
     assert_eq!(a.value, full.value(&b).unwrap());
@@ -186,7 +175,7 @@ fn perfect_play_converts_a_won_position() {
     let db = Database::open(&f.full, Rules::AWARI).unwrap();
     let mut games = 0;
     for n in [8, 10, 12] {
-        for b in sample(n, 12, 11) {
+        for b in common::spread_sample(n, 12, 11) {
             let v = db.value(&b).unwrap();
             if v <= 0 || db.rules().game_over_value(&b).is_some() {
                 continue;
@@ -238,7 +227,7 @@ fn perfect_play_converts_a_won_position() {
 fn levels_play_legal_moves_and_repeat_with_their_seed() {
     let f = fixture();
     let db = Database::open(&f.full, Rules::AWARI).unwrap();
-    for (k, b) in sample(TOP, 8, 7).iter().enumerate() {
+    for (k, b) in common::spread_sample(TOP, 8, 7).iter().enumerate() {
         for level in Level::ALL {
             let pick = |seed| {
                 choose_move(

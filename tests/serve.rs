@@ -7,8 +7,6 @@
 
 use awari::build::{build, BuildOptions};
 use awari::game::{GameRecord, Side};
-use awari::index::{size, unrank};
-use awari::store::WriteOptions;
 use awari::{Board, Database, Rules};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -37,14 +35,7 @@ fn db_dir() -> &'static Path {
             .unwrap()
             .keep();
         build(
-            &BuildOptions {
-                db: dir.clone(),
-                rules: Rules::AWARI,
-                max_seeds: TOP,
-                threads: None,
-                memory_limit: None,
-                write: WriteOptions::default(),
-            },
+            &BuildOptions::new(dir.clone(), Rules::AWARI, TOP),
             &awari::solve::Quiet,
         )
         .unwrap();
@@ -138,18 +129,12 @@ fn enc(text: &str) -> String {
         .collect()
 }
 
-fn sample(n: u32, count: u64, salt: u64) -> Vec<Board> {
-    (0..count)
-        .map(|k| unrank(n, (k * 7_919 + salt * 104_729) % size(n)))
-        .collect()
-}
-
 #[test]
 fn the_api_answers_what_probe_answers() {
     let server = Server::start();
     let mut boards = vec![Board::opening(1).unwrap()];
     for n in 0..=TOP {
-        boards.extend(sample(n, 6, u64::from(n)));
+        boards.extend(common::spread_sample(n, 6, u64::from(n)));
     }
     // `probe --json --batch`: one JSON line per board.
     let mut probe = Command::new(env!("CARGO_BIN_EXE_awari"))
@@ -201,7 +186,10 @@ fn the_api_answers_what_probe_answers() {
 fn above_the_tables_the_api_searches_within_the_think_time() {
     let server = Server::start();
     let db = Database::open(db_dir(), Rules::AWARI).unwrap();
-    for b in [Board::opening(4).unwrap(), sample(TOP + 4, 1, 9)[0]] {
+    for b in [
+        Board::opening(4).unwrap(),
+        common::spread_sample(TOP + 4, 1, 9)[0],
+    ] {
         let started = Instant::now();
         let (status, got) =
             server.get_json(&format!("/api/position?board={}", enc(&b.to_string())));
@@ -298,7 +286,7 @@ fn games_and_computer_moves_through_the_api() {
     let server = Server::start();
     let db = Database::open(db_dir(), Rules::AWARI).unwrap();
     // A game of 12 seeds: the API's replay agrees with the library's.
-    let start = sample(TOP, 1, 4)[0];
+    let start = common::spread_sample(TOP, 1, 4)[0];
     let text = format!("rules awari\nstart {start}\n");
     let mut record = GameRecord::parse(&text, Rules::AWARI).unwrap();
     for _ in 0..6 {
@@ -641,7 +629,7 @@ fn play_in_the_terminal_with_keys_and_undo() {
 #[test]
 fn analyze_judges_every_move_against_the_tables() {
     let db = Database::open(db_dir(), Rules::AWARI).unwrap();
-    let start = sample(TOP, 1, 21)[0];
+    let start = common::spread_sample(TOP, 1, 21)[0];
     // A game played by "highest pit", with its mistakes.
     let mut record = GameRecord::parse(&format!("start {start}"), Rules::AWARI).unwrap();
     for _ in 0..8 {

@@ -89,3 +89,12 @@ pub fn build_fixture(root: &std::path::Path, top: u32) -> std::path::PathBuf {
     );
     dir
 }
+
+/// `count` boards of layer `n` spread over its index range (a fixed stride; `salt` moves
+/// the start).
+pub fn spread_sample(n: u32, count: u64, salt: u64) -> Vec<Board> {
+    use awari::index::{size, unrank};
+    (0..count)
+        .map(|k| unrank(n, (k * 7_919 + salt * 104_729) % size(n)))
+        .collect()
+}
