@@ -3,7 +3,8 @@
 use crate::board::MAX_SEEDS;
 use crate::index;
 use crate::rules::Rules;
-use crate::solve::{self, SolveObserver, MAX_SOLVABLE_SEEDS, WORK_BYTES_PER_POSITION};
+use crate::solve::lean::{self, LeanObserver, LeanOptions};
+use crate::solve::{self, MAX_SOLVABLE_SEEDS, WORK_BYTES_PER_POSITION};
 use crate::store::{self, LayerFile, LayerSummary, StoreError, TableKind, WriteOptions};
 use std::fs::File;
 use std::io::Write;
@@ -34,6 +35,33 @@ pub struct BuildOptions {
     pub memory_limit: Option<u64>,
     /// How the files are written.
     pub write: WriteOptions,
+    /// Which pass builds the layers.
+    pub pass: PassChoice,
+    /// How the lean pass uses memory and checkpoints.
+    pub lean: LeanOptions,
+}
+
+/// Which pass builds a layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum PassChoice {
+    /// The in-memory pass while the layer fits under the memory limit
+    /// ([`memory_needed`]), the lean pass above it.
+    #[default]
+    Auto,
+    /// Always the in-memory pass: every lower layer in memory, two bytes a position.
+    InMemory,
+    /// Always the lean pass ([`crate::solve::lean`]): half a byte a position and a
+    /// buffer, the lower layers read from their files.
+    Lean,
+}
+
+/// The pass a layer is built with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pass {
+    /// Every lower layer in memory.
+    InMemory,
+    /// Lower layers from their files, the state in nibbles.
+    Lean,
 }
 
 /// What happened to one layer.
@@ -64,15 +92,20 @@ impl BuildOptions {
             threads: None,
             memory_limit: None,
             write: WriteOptions::default(),
+            pass: PassChoice::Auto,
+            lean: LeanOptions::default(),
         }
     }
 }
 
 /// What a build reports while it runs; every method has an empty default. The calls of
 /// [`SolveObserver`] come from worker threads.
-pub trait BuildObserver: SolveObserver {
+pub trait BuildObserver: LeanObserver {
     /// Layer `seeds` is about to be built (it was missing).
     fn layer_started(&self, _seeds: u32, _positions: u64) {}
+    /// The pass chosen for layer `seeds`, and the memory the in-memory pass would need
+    /// for it against the limit (bytes), when the choice was automatic.
+    fn pass_chosen(&self, _seeds: u32, _pass: Pass, _in_memory_need: u64, _limit: Option<u64>) {}
     /// Layer `seeds` is done: built, or found on disk and checked.
     fn layer_done(&self, _report: &LayerReport) {}
 }
@@ -115,6 +148,18 @@ pub enum BuildError {
     /// A thread count out of range.
     #[error("--threads {0} is out of range (1..={MAX_THREADS})")]
     ThreadCount(usize),
+    /// Not enough free disk space for a layer (refused before it starts).
+    #[error("layer {seeds} needs about {need_gib:.2} GiB of free disk space in {}, {free_gib:.2} GiB are free; free some space or build elsewhere", dir.display())]
+    DiskFull {
+        /// The layer.
+        seeds: u32,
+        /// The folder.
+        dir: PathBuf,
+        /// Estimated need.
+        need_gib: f64,
+        /// Free space.
+        free_gib: f64,
+    },
     /// Another build holds the rule set's folder.
     #[error("{} is in use by another build ({holder}); wait for it to finish or stop it", dir.display())]
     Locked {
@@ -153,6 +198,66 @@ pub fn memory_needed(n: u32) -> u64 {
     lower + size * (WORK_BYTES_PER_POSITION + 2)
 }
 
+/// Peak memory of the lean pass for layer `n` ([`lean::LeanPlan::total_bytes`]).
+pub fn lean_memory_needed(n: u32, opts: &LeanOptions) -> u64 {
+    // The plan counts the worker threads, so ask inside the pool that will run it.
+    lean::plan(n, opts).total_bytes()
+}
+
+/// The pass for layer `n` under `choice` and the memory limit.
+pub fn pass_for(choice: PassChoice, n: u32, limit: Option<u64>) -> Pass {
+    match choice {
+        PassChoice::InMemory => Pass::InMemory,
+        PassChoice::Lean => Pass::Lean,
+        PassChoice::Auto => match limit {
+            Some(limit) if memory_needed(n) > limit => Pass::Lean,
+            _ => Pass::InMemory,
+        },
+    }
+}
+
+/// Free bytes on the file system holding `dir`, if the OS says.
+pub(crate) fn free_disk(dir: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    let mut stat = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: `path` is a valid NUL-terminated string and `stat` is large enough; statvfs
+    // writes the whole struct when it returns 0, and only then is it read.
+    let stat = unsafe {
+        if libc::statvfs(path.as_ptr(), stat.as_mut_ptr()) != 0 {
+            return None;
+        }
+        stat.assume_init()
+    };
+    Some(stat.f_bavail as u64 * stat.f_frsize as u64)
+}
+
+/// Free disk space a layer needs: the lean pass's plan, or the in-memory pass's two
+/// files (at most a byte a position for both, by the sizes measured up to layer 24).
+fn disk_needed(pass: Pass, n: u32, opts: &LeanOptions) -> u64 {
+    match pass {
+        Pass::Lean => lean::plan(n, opts).disk_bytes,
+        Pass::InMemory => index::size(n) + (1 << 20),
+    }
+}
+
+fn check_disk(opts: &BuildOptions, pass: Pass, n: u32) -> Result<(), BuildError> {
+    let dir = store::rules_dir(&opts.db, opts.rules);
+    let need = disk_needed(pass, n, &opts.lean);
+    match free_disk(&dir) {
+        Some(free) if free < need => {
+            const GIB: f64 = (1u64 << 30) as f64;
+            Err(BuildError::DiskFull {
+                seeds: n,
+                dir,
+                need_gib: need as f64 / GIB,
+                free_gib: free as f64 / GIB,
+            })
+        }
+        _ => Ok(()),
+    }
+}
+
 /// A "Key: N kB" line of a /proc file, in bytes.
 fn proc_kib(file: &str, key: &str) -> Option<u64> {
     let text = std::fs::read_to_string(file).ok()?;
@@ -184,7 +289,12 @@ pub fn build(
     opts: &BuildOptions,
     observer: &dyn BuildObserver,
 ) -> Result<Vec<LayerReport>, BuildError> {
-    let (pool, _lock) = prepare(opts, memory_needed, &store::rules_dir(&opts.db, opts.rules))?;
+    let limit = opts.memory_limit.or_else(physical_memory);
+    let need = |n: u32| match pass_for(opts.pass, n, limit) {
+        Pass::InMemory => memory_needed(n),
+        Pass::Lean => lean_memory_needed(n, &opts.lean),
+    };
+    let (pool, _lock) = prepare(opts, need, &store::rules_dir(&opts.db, opts.rules))?;
     pool.install(|| build_in_pool(opts, observer))
 }
 
@@ -277,6 +387,14 @@ fn build_in_pool(
     opts: &BuildOptions,
     observer: &dyn BuildObserver,
 ) -> Result<Vec<LayerReport>, BuildError> {
+    let limit = opts.memory_limit.or_else(physical_memory);
+    let missing = |m: u32| !store::layer_path(&opts.db, opts.rules, m).exists();
+    let in_memory = |m: u32| pass_for(opts.pass, m, limit) == Pass::InMemory;
+    let distances_write = WriteOptions {
+        zstd_level: opts.write.zstd_level.min(DISTANCES_ZSTD_LEVEL),
+        ..opts.write
+    };
+    // Lower layers in memory, for the in-memory pass; empty for the others.
     let mut layers: Vec<Vec<i8>> = Vec::new();
     let mut reports = Vec::new();
     for n in 0..=opts.max_seeds {
@@ -284,11 +402,10 @@ fn build_in_pool(
         let started = Instant::now();
         let report = if path.exists() {
             let file = LayerFile::open(&path, opts.rules, n).map_err(existing_layer_error)?;
-            // Lower layers are only needed if something above them is still to build;
-            // reading them back checks every block's checksum on the way.
-            let above_missing = (n + 1..=opts.max_seeds)
-                .any(|m| !store::layer_path(&opts.db, opts.rules, m).exists());
-            if above_missing {
+            // A layer is read into memory only if the in-memory pass will build a layer
+            // above it; reading it back checks every block's checksum on the way.
+            let needed = (n + 1..=opts.max_seeds).any(|m| missing(m) && in_memory(m));
+            if needed {
                 layers.push(file.read_all().map_err(existing_layer_error)?);
             } else {
                 file.check_blocks().map_err(existing_layer_error)?;
@@ -303,25 +420,49 @@ fn build_in_pool(
                 summary: file.summary().clone(),
             }
         } else {
+            let pass = pass_for(opts.pass, n, limit);
+            check_disk(opts, pass, n)?;
+            if opts.pass == PassChoice::Auto {
+                observer.pass_chosen(n, pass, memory_needed(n), limit);
+            }
             observer.layer_started(n, index::size(n));
-            let solved = solve::solve_layer(opts.rules, n, &layers, observer);
-            // Distances first: a values file on disk marks a finished layer, so the layer
-            // is never taken as done without its distances.
-            let summary = LayerSummary::from_values(n, &solved.values);
-            store::write_table(
-                &opts.db,
-                opts.rules,
-                TableKind::Distances,
-                &solved.distances,
-                summary,
-                WriteOptions {
-                    zstd_level: opts.write.zstd_level.min(DISTANCES_ZSTD_LEVEL),
-                    ..opts.write
-                },
-            )?;
-            drop(solved.distances);
-            let written = store::write_layer(&opts.db, opts.rules, n, &solved.values, opts.write)?;
-            layers.push(solved.values);
+            let written = match pass {
+                Pass::InMemory => {
+                    let solved = solve::solve_layer(opts.rules, n, &layers, observer);
+                    // Distances first: a values file on disk marks a finished layer, so
+                    // the layer is never taken as done without its distances.
+                    let summary = LayerSummary::from_values(n, &solved.values);
+                    store::write_table(
+                        &opts.db,
+                        opts.rules,
+                        TableKind::Distances,
+                        &solved.distances,
+                        summary,
+                        distances_write,
+                    )?;
+                    drop(solved.distances);
+                    let written =
+                        store::write_layer(&opts.db, opts.rules, n, &solved.values, opts.write)?;
+                    layers.push(solved.values);
+                    written
+                }
+                Pass::Lean => {
+                    // The lean pass reads the lower layers from their files: free them.
+                    layers.iter_mut().for_each(|l| *l = Vec::new());
+                    let written = lean::build_layer(
+                        &opts.db,
+                        opts.rules,
+                        n,
+                        &opts.lean,
+                        opts.write,
+                        distances_write.zstd_level,
+                        observer,
+                    )
+                    .map_err(existing_layer_error)?;
+                    layers.push(Vec::new());
+                    written
+                }
+            };
             LayerReport {
                 seeds: n,
                 positions: index::size(n),

@@ -3,10 +3,11 @@
 
 use super::output::{self, say, shown};
 use super::progress::{BuildProgress, NO_LAYER};
-use super::{Cli, Command, DbArgs, LayerRange};
+use super::{Cli, Command, DbArgs, LayerRange, LeanArgs};
 use anyhow::{anyhow, bail, Context, Result};
-use awari::build::{self, BuildOptions};
+use awari::build::{self, BuildOptions, PassChoice};
 use awari::probe::{PvEnd, Verdict};
+use awari::solve::lean::LeanOptions;
 use awari::store::{temporary_path, TableKind, WriteOptions};
 use awari::{Board, Database, MoveValue, Rules, Turn};
 use serde_json::{json, Value};
@@ -27,6 +28,7 @@ pub fn run(cli: Cli) -> Result<bool> {
             block_size,
             zstd_level,
             quiet,
+            lean,
         } => cmd_build(
             db,
             max_seeds,
@@ -35,6 +37,7 @@ pub fn run(cli: Cli) -> Result<bool> {
             block_size,
             zstd_level,
             quiet,
+            lean,
         ),
         Command::Probe {
             db,
@@ -190,7 +193,31 @@ pub(super) fn build_options(
             block_size,
             zstd_level,
         },
+        pass: PassChoice::Auto,
+        lean: LeanOptions::default(),
     })
+}
+
+/// The pass and the lean pass's settings from the command line.
+fn lean_options(args: &LeanArgs) -> Result<(PassChoice, LeanOptions)> {
+    let pass = match (args.lean, args.in_memory) {
+        (true, _) => PassChoice::Lean,
+        (_, true) => PassChoice::InMemory,
+        _ => PassChoice::Auto,
+    };
+    let mut lean = LeanOptions::default();
+    if let Some(mib) = args.lean_buffer_mib {
+        if !(mib > 0.0 && mib < 1e9) {
+            bail!("--lean-buffer-mib must be a positive number of MiB");
+        }
+        lean.buffer_bytes = Some((mib * (1u64 << 20) as f64) as u64);
+    }
+    let minutes = args.checkpoint_minutes;
+    if !(0.0..=1e6).contains(&minutes) {
+        bail!("--checkpoint-minutes must be a number of minutes, 0 or more");
+    }
+    lean.checkpoint_every = std::time::Duration::from_secs_f64(minutes * 60.0);
+    Ok((pass, lean))
 }
 
 fn cmd_build(
@@ -201,8 +228,9 @@ fn cmd_build(
     block_size: u32,
     zstd_level: i32,
     quiet: bool,
+    lean: LeanArgs,
 ) -> Result<bool> {
-    let opts = build_options(
+    let mut opts = build_options(
         &db,
         max_seeds,
         threads,
@@ -210,6 +238,7 @@ fn cmd_build(
         block_size,
         zstd_level,
     )?;
+    (opts.pass, opts.lean) = lean_options(&lean)?;
     let rules = opts.rules;
     let progress = BuildProgress::new(!quiet);
     let building = progress.building.clone();
@@ -225,7 +254,12 @@ fn cmd_build(
             for kind in [TableKind::Values, TableKind::Distances] {
                 let _ = std::fs::remove_file(temporary_path(&db_dir, rules_for_handler, n, kind));
             }
-            eprintln!("\ninterrupted while building layer {n}; layers below it are whole on disk, and the same command resumes at layer {n}");
+            let scratch = awari::solve::lean::scratch_dir(&db_dir, rules_for_handler, n);
+            if scratch.exists() {
+                eprintln!("\ninterrupted while building layer {n}; layers below it are whole on disk, and the same command resumes layer {n} from its last checkpoint in {}", scratch.display());
+            } else {
+                eprintln!("\ninterrupted while building layer {n}; layers below it are whole on disk, and the same command resumes at layer {n}");
+            }
         }
         std::process::exit(130);
     })

@@ -44,6 +44,27 @@ pub struct DbArgs {
     pub cycles: String,
 }
 
+/// Which pass builds the layers, and the lean pass's settings.
+#[derive(Args, Debug, Clone)]
+pub struct LeanArgs {
+    /// Build every layer with the lean pass: half a byte a position in memory, the lower
+    /// layers read from their files, checkpoints on disk. Default: the in-memory pass
+    /// while a layer fits under --memory-limit, the lean pass above it.
+    #[arg(long, conflicts_with = "in_memory")]
+    pub lean: bool,
+    /// Build every layer with the in-memory pass.
+    #[arg(long)]
+    pub in_memory: bool,
+    /// The lean pass's buffer for frontiers and lookups, in MiB (default: 0.12 bytes a
+    /// position, at least 16); it spills to disk when full.
+    #[arg(long)]
+    pub lean_buffer_mib: Option<f64>,
+    /// Minutes between the lean pass's checkpoints within a threshold (it always saves
+    /// one after the exits pass and after every threshold); 0 saves after every round.
+    #[arg(long, default_value_t = 5.0)]
+    pub checkpoint_minutes: f64,
+}
+
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Build every missing layer up to --max-seeds (resumes an interrupted build).
@@ -69,6 +90,8 @@ pub enum Command {
         /// No progress bars.
         #[arg(long, short)]
         quiet: bool,
+        #[command(flatten)]
+        lean: LeanArgs,
     },
     /// Value, verdict and every legal move with its value. Pits are named 1..6 from the
     /// mover's left, in sowing order.

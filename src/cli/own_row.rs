@@ -37,7 +37,11 @@ pub fn run(command: Command) -> Result<bool> {
             block_size,
             zstd_level,
             quiet,
+            lean,
         } => {
+            if lean.lean {
+                bail!("--lean builds the exact tables; the own-row bounds have no lean pass yet");
+            }
             let opts = super::commands::build_options(
                 &db,
                 max_seeds,

@@ -2,10 +2,11 @@
 //! per-layer table on stdout, the `AWARI_TIMING` profile, and which layer a Ctrl-C stopped.
 
 use super::output::say;
-use awari::build::{self, BuildObserver, LayerReport};
+use awari::build::{self, BuildObserver, LayerReport, Pass};
+use awari::solve::lean::{LeanObserver, LeanPlan};
 use awari::solve::{Phase, SolveObserver, ThresholdCounts};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -21,6 +22,8 @@ pub struct BuildProgress {
     table_started: AtomicBool,
     /// The layer being built, for the Ctrl-C handler.
     pub building: Arc<AtomicU32>,
+    /// The pass of the last layer built (0: none yet, 1: in memory, 2: lean).
+    last_pass: AtomicU8,
 }
 
 impl BuildProgress {
@@ -49,6 +52,7 @@ impl BuildProgress {
             phase_started: Mutex::new(Instant::now()),
             table_started: AtomicBool::new(false),
             building: Arc::new(AtomicU32::new(NO_LAYER)),
+            last_pass: AtomicU8::new(0),
         }
     }
 
@@ -92,7 +96,73 @@ impl SolveObserver for BuildProgress {
     }
 }
 
+/// Bytes as MiB, for the plan.
+fn mib(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64)
+}
+
+impl LeanObserver for BuildProgress {
+    fn lean_plan(&self, p: &LeanPlan) {
+        self.bar.suspend(|| {
+            eprintln!(
+                "layer {}: lean pass, memory plan {}: state {} (half a byte for each of {} positions), buffer {}, other {}; exits in slices of {} positions; disk needed {}",
+                p.seeds,
+                mib(p.total_bytes()),
+                mib(p.state_bytes),
+                p.positions,
+                mib(p.buffer_bytes),
+                mib(p.other_bytes),
+                p.slice_positions,
+                mib(p.disk_bytes)
+            )
+        });
+    }
+    fn checkpoint(&self, seeds: u32, threshold: u32, rounds: usize) {
+        if self.timing {
+            eprintln!("  layer {seeds}: checkpoint before threshold {threshold}, {rounds} rounds of it done");
+        }
+    }
+    fn resumed(&self, seeds: u32, threshold: u32, rounds: usize) {
+        self.bar.suspend(|| {
+            eprintln!(
+                "layer {seeds}: resuming from its checkpoint (threshold {threshold}, {rounds} rounds of it done)"
+            )
+        });
+    }
+    fn lower_blocks(&self, seeds: u32, read: u64, blocks: u64) {
+        if self.timing {
+            eprintln!(
+                "layer {seeds}: exits read {read} lower blocks ({:.2} times each of {blocks})",
+                read as f64 / blocks.max(1) as f64
+            );
+        }
+    }
+}
+
 impl BuildObserver for BuildProgress {
+    fn pass_chosen(&self, seeds: u32, pass: Pass, need: u64, limit: Option<u64>) {
+        let limit = limit.map_or("no known limit".to_string(), |l| {
+            format!("the limit of {:.2} GiB", l as f64 / (1u64 << 30) as f64)
+        });
+        let need = need as f64 / (1u64 << 30) as f64;
+        // Said when the choice changes: at the first layer built and where the build
+        // moves to the lean pass.
+        let code = match pass {
+            Pass::InMemory => 1,
+            Pass::Lean => 2,
+        };
+        if self.last_pass.swap(code, Relaxed) == code {
+            return;
+        }
+        let why = match pass {
+            Pass::InMemory => format!("in-memory pass (needs {need:.2} GiB, under {limit})"),
+            Pass::Lean => {
+                format!("lean pass (the in-memory pass would need {need:.2} GiB, over {limit})")
+            }
+        };
+        self.bar.suspend(|| eprintln!("layer {seeds}: {why}"));
+    }
+
     fn layer_started(&self, seeds: u32, positions: u64) {
         self.building.store(seeds, Relaxed);
         self.bar.reset();

@@ -49,8 +49,12 @@
 //! compare-and-swap; there is no lock. The fixpoint does not depend
 //! on the order of work, so any thread count gives the same values, byte for byte.
 
+pub mod lean;
 pub mod own_row;
+mod settled;
 mod unsow;
+
+pub(crate) use settled::Settled;
 
 pub(crate) use unsow::unsow;
 
@@ -68,11 +72,11 @@ const CHUNK: u64 = 1 << 14;
 /// Below this distance, stepping a board forward is cheaper than unranking.
 const STEP_INSTEAD_OF_UNRANK: usize = 8;
 /// Parent updates gathered (and prefetched) before they are applied.
-const PREFETCH_BATCH: usize = 64;
+pub(crate) const PREFETCH_BATCH: usize = 64;
 
 /// Asks the CPU to start loading the cache line of `cell`.
 #[inline(always)]
-fn prefetch<T>(cell: &T) {
+pub(crate) fn prefetch<T>(cell: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: prefetching is a hint; it never faults, whatever the address.
     unsafe {
@@ -85,8 +89,9 @@ fn prefetch<T>(cell: &T) {
     let _ = cell;
 }
 
-/// The largest layer the solver handles: a frontier entry packs each pit in 5 bits.
-pub const MAX_SOLVABLE_SEEDS: u32 = 31;
+/// The largest layer the solver handles: every layer of the game (a frontier entry packs
+/// any board of up to 48 seeds, see `settled.rs`). Memory, not the encoding, is the limit.
+pub const MAX_SOLVABLE_SEEDS: u32 = crate::board::MAX_SEEDS;
 
 /// What the pass reports while it runs, for a progress bar or a profile. Every method has
 /// an empty default; the calls come from worker threads.
@@ -136,36 +141,6 @@ pub struct SolvedLayer {
     /// The round in which each position settled (see the module docs), capped at
     /// [`DISTANCE_SATURATED`]; 0 for endless play.
     pub distances: Vec<u8>,
-}
-
-/// A newly settled position waiting to be propagated: its board, 5 bits a pit, and in the
-/// top bit whether its mover lost (entered `L`) rather than won. Carrying the board saves
-/// unranking it, and carrying the verdict saves reading its cell back.
-#[derive(Clone, Copy)]
-struct Settled(u64);
-
-impl Settled {
-    const LOST: u64 = 1 << 63;
-    #[inline]
-    fn new(board: &Board, lost: bool) -> Settled {
-        let mut packed = 0u64;
-        for (i, &p) in board.pits().iter().enumerate() {
-            packed |= u64::from(p) << (5 * i);
-        }
-        Settled(packed | if lost { Settled::LOST } else { 0 })
-    }
-    #[inline]
-    fn board(self) -> Board {
-        let mut pits = [0u8; crate::board::PITS];
-        for (i, p) in pits.iter_mut().enumerate() {
-            *p = ((self.0 >> (5 * i)) & 31) as u8;
-        }
-        Board::from_pits_unchecked(pits)
-    }
-    #[inline]
-    fn lost(self) -> bool {
-        self.0 & Settled::LOST != 0
-    }
 }
 
 /// Working memory of the pass, in bytes per position of the layer being solved (the state

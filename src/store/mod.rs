@@ -32,8 +32,8 @@ mod reader;
 mod writer;
 
 pub use reader::LayerFile;
-pub(crate) use writer::write_table;
 pub use writer::{write_layer, WriteOptions, WrittenLayer};
+pub(crate) use writer::{write_table, TableWriter};
 
 use crate::board::MAX_SEEDS;
 use crate::rules::Rules;

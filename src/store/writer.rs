@@ -6,7 +6,7 @@ use super::*;
 use crate::index;
 use rayon::prelude::*;
 use std::fs::{self, File};
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Seek, SeekFrom, Write};
 use xxhash_rust::xxh3::xxh3_64;
 
 /// How table files are written.
@@ -79,60 +79,177 @@ pub(crate) fn write_table(
     summary: LayerSummary,
     opts: WriteOptions,
 ) -> Result<WrittenLayer, StoreError> {
-    let seeds = summary.seeds;
-    assert_eq!(bytes.len() as u64, index::size(seeds));
-    let path = table_path(db, rules, seeds, kind);
-    let io = |source| StoreError::Io {
-        path: path.clone(),
-        source,
-    };
-    fs::create_dir_all(rules_dir(db, rules)).map_err(io)?;
-
-    let blocks: Vec<Vec<u8>> = bytes
-        .par_chunks(opts.block_size as usize)
-        .map(|chunk| {
-            zstd::bulk::compress(chunk, opts.zstd_level)
-                .expect("zstd compression of a memory buffer")
-        })
-        .collect();
-    let header = Header::new(rules, kind, opts.block_size, &summary);
-    let lens: Vec<u64> = blocks.iter().map(|b| b.len() as u64).collect();
-    let sums: Vec<u64> = blocks.iter().map(|b| xxh3_64(b)).collect();
-    let header = header.encode(&lens, &sums);
-
-    let tmp = temporary_path(db, rules, seeds, kind);
-    let written = write_synced(&tmp, &header, &blocks);
-    if let Err(source) = written {
-        // Leave nothing behind: a full disk must not stay full of a file nobody will use.
-        let _ = fs::remove_file(&tmp);
-        return Err(StoreError::Io { path: tmp, source });
-    }
-    if let Err(source) = fs::rename(&tmp, &path) {
-        let _ = fs::remove_file(&tmp);
-        return Err(io(source));
-    }
-    if let Some(dir) = path.parent() {
-        // Make the rename itself durable.
-        if let Ok(d) = File::open(dir) {
-            let _ = d.sync_all();
-        }
-    }
-    let bytes = fs::metadata(&path).map_err(io)?.len();
-    Ok(WrittenLayer {
-        path,
-        bytes,
-        summary,
-    })
+    assert_eq!(bytes.len() as u64, index::size(summary.seeds));
+    let mut w = TableWriter::create(db, rules, summary.seeds, kind, opts)?;
+    w.append(bytes)?;
+    w.finish(summary)
 }
 
-/// Writes the header and the blocks to `tmp` and syncs it to disk.
-fn write_synced(tmp: &Path, header: &[u8], blocks: &[Vec<u8>]) -> std::io::Result<()> {
-    let file = File::create(tmp)?;
-    let mut w = BufWriter::with_capacity(1 << 20, file);
-    w.write_all(header)?;
-    for b in blocks {
-        w.write_all(b)?;
+/// A table written block by block, for a pass that never holds the whole layer: the
+/// blocks go to the temporary file as they come, and [`TableWriter::finish`] writes the
+/// header in front (its length depends only on the layer and the block size), syncs and
+/// renames. The bytes are those [`write_layer`] writes for the same values. Dropped
+/// without `finish`, it removes its temporary file.
+pub(crate) struct TableWriter {
+    path: PathBuf,
+    tmp: PathBuf,
+    out: Option<BufWriter<File>>,
+    rules: Rules,
+    kind: TableKind,
+    seeds: u32,
+    opts: WriteOptions,
+    lens: Vec<u64>,
+    sums: Vec<u64>,
+    /// Bytes received that do not yet fill a block.
+    partial: Vec<u8>,
+    positions: u64,
+}
+
+impl TableWriter {
+    pub fn create(
+        db: &Path,
+        rules: Rules,
+        seeds: u32,
+        kind: TableKind,
+        opts: WriteOptions,
+    ) -> Result<TableWriter, StoreError> {
+        let path = table_path(db, rules, seeds, kind);
+        fs::create_dir_all(rules_dir(db, rules)).map_err(|source| StoreError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let tmp = temporary_path(db, rules, seeds, kind);
+        let blocks = index::size(seeds).div_ceil(u64::from(opts.block_size));
+        let mut w = TableWriter {
+            path,
+            tmp: tmp.clone(),
+            out: None,
+            rules,
+            kind,
+            seeds,
+            opts,
+            lens: Vec::with_capacity(blocks as usize),
+            sums: Vec::with_capacity(blocks as usize),
+            partial: Vec::new(),
+            positions: 0,
+        };
+        let file = File::create(&tmp).map_err(|e| w.tmp_error(e))?;
+        let mut out = BufWriter::with_capacity(1 << 20, file);
+        // Room for the header, written last.
+        let room = vec![0u8; Header::len_with_tables(blocks)];
+        out.write_all(&room).map_err(|e| w.tmp_error(e))?;
+        w.out = Some(out);
+        Ok(w)
     }
-    let file = w.into_inner().map_err(|e| e.into_error())?;
+
+    fn tmp_error(&self, source: std::io::Error) -> StoreError {
+        StoreError::Io {
+            path: self.tmp.clone(),
+            source,
+        }
+    }
+
+    /// Appends the next bytes of the table, in index order; whole blocks are compressed
+    /// (in parallel) and written at once.
+    pub fn append(&mut self, bytes: &[u8]) -> Result<(), StoreError> {
+        let block = self.opts.block_size as usize;
+        self.positions += bytes.len() as u64;
+        let mut rest = bytes;
+        if !self.partial.is_empty() {
+            let take = (block - self.partial.len()).min(rest.len());
+            self.partial.extend_from_slice(&rest[..take]);
+            rest = &rest[take..];
+            if self.partial.len() == block {
+                let full = std::mem::take(&mut self.partial);
+                self.write_blocks(&full)?;
+            }
+        }
+        let whole = rest.len() / block * block;
+        self.write_blocks(&rest[..whole])?;
+        self.partial.extend_from_slice(&rest[whole..]);
+        Ok(())
+    }
+
+    fn write_blocks(&mut self, bytes: &[u8]) -> Result<(), StoreError> {
+        let level = self.opts.zstd_level;
+        let blocks: Vec<Vec<u8>> = bytes
+            .par_chunks(self.opts.block_size as usize)
+            .map(|chunk| {
+                zstd::bulk::compress(chunk, level).expect("zstd compression of a memory buffer")
+            })
+            .collect();
+        let out = self.out.as_mut().expect("open until finish");
+        for b in &blocks {
+            if let Err(e) = out.write_all(b) {
+                return Err(StoreError::Io {
+                    path: self.tmp.clone(),
+                    source: e,
+                });
+            }
+            self.lens.push(b.len() as u64);
+            self.sums.push(xxh3_64(b));
+        }
+        Ok(())
+    }
+
+    /// Writes the header (`summary` is the layer's, for every kind), syncs and renames the
+    /// file into place.
+    ///
+    /// # Panics
+    ///
+    /// If the bytes appended are not exactly the layer's positions.
+    pub fn finish(mut self, summary: LayerSummary) -> Result<WrittenLayer, StoreError> {
+        assert_eq!(self.positions, index::size(self.seeds), "a partial table");
+        assert_eq!(summary.seeds, self.seeds);
+        let last = std::mem::take(&mut self.partial);
+        if !last.is_empty() {
+            self.write_blocks(&last)?;
+        }
+        let header = Header::new(self.rules, self.kind, self.opts.block_size, &summary);
+        let header = header.encode(&self.lens, &self.sums);
+        let out = self.out.take().expect("open until finish");
+        if let Err(e) = finish_file(out, &header) {
+            return Err(self.tmp_error(e));
+        }
+        if let Err(source) = fs::rename(&self.tmp, &self.path) {
+            return Err(StoreError::Io {
+                path: self.path.clone(),
+                source,
+            });
+        }
+        if let Some(dir) = self.path.parent() {
+            // Make the rename itself durable.
+            if let Ok(d) = File::open(dir) {
+                let _ = d.sync_all();
+            }
+        }
+        let bytes = fs::metadata(&self.path)
+            .map_err(|source| StoreError::Io {
+                path: self.path.clone(),
+                source,
+            })?
+            .len();
+        Ok(WrittenLayer {
+            path: self.path.clone(),
+            bytes,
+            summary,
+        })
+    }
+}
+
+impl Drop for TableWriter {
+    fn drop(&mut self) {
+        // Unfinished (an error, or a pass that stopped): leave nothing behind, so a full
+        // disk does not stay full of a file nobody will use. After a rename the temporary
+        // name no longer exists.
+        let _ = fs::remove_file(&self.tmp);
+    }
+}
+
+/// Writes the header over the room left for it and syncs the file.
+fn finish_file(out: BufWriter<File>, header: &[u8]) -> std::io::Result<()> {
+    let mut file = out.into_inner().map_err(|e| e.into_error())?;
+    file.seek(SeekFrom::Start(0))?;
+    file.write_all(header)?;
     file.sync_all()
 }

@@ -1,0 +1,1121 @@
+//! The lean pass: the same fixpoint as the in-memory pass ([`crate::solve`]), with a peak
+//! memory that does not grow with the lower layers, for layers the in-memory pass cannot
+//! hold.
+//!
+//! # What it holds, and where
+//!
+//! * **In memory:** four bits a position ([`nibbles`]): the count of in-layer moves not yet
+//!   known to lead into `W`, a "settled" mark, and whether the best exit is `≤ −t`; plus
+//!   a buffer of a fixed size for frontiers and lookups ([`LeanOptions::buffer_bytes`]).
+//! * **On disk, in a scratch folder `DIR/<rules>/lean-NN/`:** each position's best exit
+//!   (one byte, compressed, in the order below), the positions settled in each round as
+//!   sorted runs ([`runs`]), and a checkpoint.
+//!
+//! # The order of the work
+//!
+//! Positions are numbered here by the index of the board seen from the *other* side
+//! (`rank(board.swapped())`), which puts the mover's row in the high-order part. A
+//! capture leaves the child's upper row (the mover's row after sowing) depending only on
+//! the mover's row and the pit played, so a slice of consecutive positions in this order
+//! has its children in few, contiguous ranges of each lower layer. The exits pass gathers
+//! a slice's lookups, sorts them, and reads each lower block it needs once for the slice,
+//! in order ([`lower`]).
+//!
+//! Each threshold `t` then runs as in memory: round 0 reads the exits back in one pass
+//! (a best exit of `t` settles `W`; one of `−t` marks the low exit, and settles `L` when
+//! no in-layer move is left); each later round reads the previous round's runs, un-sows
+//! every entry, and updates the parents' nibbles by compare-and-swap. Newly settled
+//! positions are sorted and spilled as runs when the buffer fills. The runs of a
+//! threshold are merged into one run that keeps each entry's round; at the end the
+//! thresholds' runs are merged in index order into the values and distances files,
+//! block by block. Everything the in-memory pass computes is computed the same way, so
+//! the files are the same, byte for byte.
+//!
+//! # Checkpoints
+//!
+//! After the exits pass, after every threshold, and after a round when
+//! [`LeanOptions::checkpoint_every`] has passed, the pass saves the nibbles and a manifest
+//! naming every file it needs (written, synced, then renamed into place). A build that
+//! stops resumes from the last checkpoint; files the checkpoint does not name are removed.
+
+mod chunks;
+mod lower;
+mod nibbles;
+mod runs;
+
+use self::chunks::{ChunkReader, ChunkWriter};
+use self::nibbles::{Nibbles, Update};
+use self::runs::{Entry, RunReader, RunWriter};
+use super::settled;
+use super::{unsow, Phase, Settled, SolveObserver, ThresholdCounts, PREFETCH_BATCH};
+use crate::board::Board;
+use crate::index;
+use crate::rules::{Rules, Turn};
+use crate::store::{
+    self, LayerSummary, StoreError, TableKind, TableWriter, WriteOptions, WrittenLayer,
+    DISTANCE_SATURATED, HISTOGRAM_LEN,
+};
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI8, AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Best exit of a position without capturing moves (as in the in-memory pass).
+const NO_EXIT: i8 = i8::MIN;
+/// Positions per chunk of the exits file.
+const EXIT_CHUNK: usize = 1 << 16;
+/// Exits chunks read and scanned together.
+const EXIT_GROUP: usize = 16;
+/// The most positions in one slice of the exits pass (a lookup packs its slot in 20 bits).
+const MAX_SLICE: u64 = 1 << 20;
+/// Positions per unit of parallel work within a slice.
+const SUB: usize = 1 << 14;
+/// Frontier entries read and processed together.
+const FRONTIER_BATCH: usize = 1 << 18;
+/// Lookups a position can make at most (six moves), for the slice size.
+const LOOKUP_BYTES_PER_POSITION: u64 = 6 * 8;
+/// Positions per range of the threshold and final merges.
+const PART: u64 = 1 << 20;
+/// The smallest buffer the pass accepts, whatever the options say.
+const MIN_BUFFER: u64 = 1 << 16;
+/// Bytes a settled entry takes in the frontier buffer.
+const ENTRY_BYTES: u64 = 8;
+
+/// How the lean pass uses memory and checkpoints.
+#[derive(Clone, Copy, Debug)]
+pub struct LeanOptions {
+    /// Bytes for the frontier buffers and the exits pass's lookups. None: 0.12 bytes per
+    /// position of the layer, at least 16 MiB: what is left of the 0.75 bytes a position
+    /// the pass aims at, after the nibbles and the rest (README).
+    pub buffer_bytes: Option<u64>,
+    /// Save a checkpoint after a round once this long has passed since the last one.
+    /// Checkpoints after the exits pass and after every threshold are always taken.
+    pub checkpoint_every: Duration,
+}
+
+impl Default for LeanOptions {
+    fn default() -> LeanOptions {
+        LeanOptions {
+            buffer_bytes: None,
+            checkpoint_every: Duration::from_secs(300),
+        }
+    }
+}
+
+/// What the lean pass will hold in memory for a layer (bytes), printed before it starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LeanPlan {
+    /// The layer.
+    pub seeds: u32,
+    /// Its positions.
+    pub positions: u64,
+    /// The nibbles: half a byte a position.
+    pub state_bytes: u64,
+    /// Frontier buffers and exits-pass lookups.
+    pub buffer_bytes: u64,
+    /// Positions per slice of the exits pass.
+    pub slice_positions: u64,
+    /// Decompressed blocks, chunk buffers and output batches, an allowance.
+    pub other_bytes: u64,
+    /// Free disk space the layer needs: its scratch files and its two table files.
+    pub disk_bytes: u64,
+}
+
+impl LeanPlan {
+    /// The peak memory the plan adds up to.
+    pub fn total_bytes(&self) -> u64 {
+        self.state_bytes + self.buffer_bytes + self.other_bytes
+    }
+}
+
+/// Disk bytes a position of the layer needs at most while it is built: the exits file,
+/// the runs, two nibble snapshots while one replaces the other, and the two tables. The
+/// figure is the sum of the largest per-position sizes measured on layers 16..=24 (README)
+/// with room to spare.
+const DISK_BYTES_PER_POSITION: f64 = 3.0;
+
+/// The plan for layer `n`.
+pub fn plan(n: u32, opts: &LeanOptions) -> LeanPlan {
+    let positions = index::size(n);
+    let buffer_bytes = opts
+        .buffer_bytes
+        .unwrap_or((positions * 3 / 25).max(16 << 20))
+        .max(MIN_BUFFER);
+    let slice_positions =
+        (buffer_bytes / (LOOKUP_BYTES_PER_POSITION + 1)).clamp(SUB as u64, MAX_SLICE) / SUB as u64
+            * SUB as u64;
+    let threads = rayon::current_num_threads() as u64;
+    // Per thread: a decompressed lower block and an exits group's chunks; the output
+    // batch of the final merge (two bytes a position, compressed copies beside it); the
+    // merge's chunk buffers (64 KiB a run, at most 64 runs); and what any run of the
+    // program holds besides (code, thread stacks, allocator slack: 28 MiB measured at
+    // layer 24 beyond the rest of the plan).
+    let other_bytes =
+        threads * (EXIT_CHUNK as u64 * 2 + (1 << 16)) + 4 * PART + (64 << 17) + (28 << 20);
+    LeanPlan {
+        seeds: n,
+        positions,
+        state_bytes: Nibbles::bytes_for(positions),
+        buffer_bytes,
+        slice_positions,
+        other_bytes,
+        disk_bytes: (positions as f64 * DISK_BYTES_PER_POSITION) as u64 + (1 << 20),
+    }
+}
+
+/// The scratch folder of layer `n`.
+pub fn scratch_dir(db: &Path, rules: Rules, n: u32) -> PathBuf {
+    store::rules_dir(db, rules).join(format!("lean-{n:02}"))
+}
+
+/// What the lean pass reports besides the in-memory pass's phases.
+pub trait LeanObserver: SolveObserver {
+    /// The memory plan of a layer, before it starts.
+    fn lean_plan(&self, _plan: &LeanPlan) {}
+    /// A checkpoint was saved: the next threshold to do and the rounds of it done.
+    fn checkpoint(&self, _seeds: u32, _threshold: u32, _rounds: usize) {}
+    /// The layer resumes from a checkpoint.
+    fn resumed(&self, _seeds: u32, _threshold: u32, _rounds: usize) {}
+    /// Lower-layer blocks decompressed by the exits pass, and how many blocks the lower
+    /// layers have in all.
+    fn lower_blocks(&self, _seeds: u32, _read: u64, _blocks: u64) {}
+}
+
+impl LeanObserver for super::Quiet {}
+
+/// Solves layer `n` of `rules` with the lean pass and writes its distances and values
+/// files under `db`. Layers `n − 18 ..= n − 2` must be on disk (the lower layers a capture
+/// can reach). Resumes from a checkpoint in the scratch folder if there is one; removes
+/// the folder when the layer is written.
+///
+/// # Errors
+///
+/// A lower layer missing or damaged, a scratch file damaged, or a file that cannot be
+/// read or written. The scratch folder then holds the last checkpoint.
+pub fn build_layer(
+    db: &Path,
+    rules: Rules,
+    n: u32,
+    opts: &LeanOptions,
+    write: WriteOptions,
+    distances_level: i32,
+    observer: &dyn LeanObserver,
+) -> Result<WrittenLayer, StoreError> {
+    let plan = plan(n, opts);
+    observer.lean_plan(&plan);
+    let pass = Pass {
+        rules,
+        n,
+        db: db.to_path_buf(),
+        dir: scratch_dir(db, rules, n),
+        plan,
+        observer,
+    };
+    std::fs::create_dir_all(&pass.dir).map_err(|e| chunks::io_err(&pass.dir, e))?;
+    let (mut nibbles, mut progress) = match Checkpoint::load(&pass.dir, rules, n)? {
+        Some(cp) => {
+            let nib = cp.load_nibbles(&pass.dir, index::size(n))?;
+            observer.resumed(n, cp.next_threshold, cp.rounds.len());
+            (nib, cp)
+        }
+        None => {
+            clear_dir(&pass.dir, &[])?;
+            let mut nib = Nibbles::new(index::size(n));
+            observer.phase(n, Phase::Exits);
+            pass.exits_pass(&mut nib)?;
+            let mut cp = Checkpoint::start(rules, n);
+            cp.save(&pass.dir, &mut nib)?;
+            (nib, cp)
+        }
+    };
+    let mut last_checkpoint = Instant::now();
+    // The rounds of the current threshold: the checkpoint's files, then what this process
+    // adds, in memory while the buffer holds it.
+    let mut rounds: Vec<Vec<Run>> = std::mem::take(&mut progress.rounds)
+        .into_iter()
+        .map(|files| files.into_iter().map(Run::File).collect())
+        .collect();
+    while progress.next_threshold > 0 {
+        let t = progress.next_threshold;
+        observer.phase(n, Phase::Threshold(t as i8));
+        let started = Instant::now();
+        let mut counts = ThresholdCounts::default();
+        let held = AtomicU64::new(0);
+        loop {
+            let round = rounds.len() as u32;
+            let found = if round == 0 {
+                pass.round_zero(t, &nibbles, &held)?
+            } else {
+                let frontier = rounds.last().expect("a round before this one");
+                if frontier.is_empty() {
+                    break;
+                }
+                pass.propagate(t, round, frontier, &nibbles, &held)?
+            };
+            let settled: u64 = found.iter().map(Run::entries).sum();
+            if round == 0 {
+                counts.by_exits = settled;
+            } else {
+                counts.rounds = round;
+                counts.propagated += settled;
+            }
+            rounds.push(found);
+            if last_checkpoint.elapsed() >= opts.checkpoint_every {
+                progress.rounds = pass.to_files(t, &mut rounds, &held)?;
+                progress.save(&pass.dir, &mut nibbles)?;
+                observer.checkpoint(n, t, rounds.len());
+                last_checkpoint = Instant::now();
+            }
+        }
+        // One run for the threshold, each entry with its round.
+        let dir = &pass.dir;
+        let sources: Vec<runs::Source> = rounds
+            .iter()
+            .enumerate()
+            .flat_map(|(r, runs)| {
+                let round = r.min(usize::from(DISTANCE_SATURATED)) as u8;
+                runs.iter().map(move |run| match run {
+                    Run::File(f) => runs::Source::File(dir.join(&f.file)),
+                    Run::Memory(entries) => runs::Source::Memory(entries, round),
+                })
+            })
+            .collect();
+        let name = format!("threshold-{t:02}.run");
+        pass.merge_threshold(&sources, &pass.dir.join(&name))?;
+        drop(sources);
+        progress.thresholds.push((t, name));
+        progress.next_threshold = t - 1;
+        progress.rounds.clear();
+        let done = std::mem::take(&mut rounds);
+        if last_checkpoint.elapsed() >= opts.checkpoint_every {
+            progress.save(&pass.dir, &mut nibbles)?;
+            observer.checkpoint(n, t - 1, 0);
+            last_checkpoint = Instant::now();
+        }
+        for run in done.iter().flatten() {
+            if let Run::File(f) = run {
+                progress.discard(&pass.dir, &f.file);
+            }
+        }
+        counts.elapsed = started.elapsed();
+        observer.threshold_done(n, t as i8, counts);
+    }
+    drop(nibbles);
+    let written = pass.write_tables(&progress, write, distances_level)?;
+    let _ = std::fs::remove_dir_all(&pass.dir);
+    Ok(written)
+}
+
+/// Removes every file of `dir` but those named in `keep`.
+fn clear_dir(dir: &Path, keep: &[&str]) -> Result<(), StoreError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| chunks::io_err(dir, e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| chunks::io_err(dir, e))?;
+        let name = entry.file_name();
+        if keep.iter().any(|k| name == std::ffi::OsStr::new(k)) {
+            continue;
+        }
+        let path = entry.path();
+        std::fs::remove_file(&path).map_err(|e| chunks::io_err(&path, e))?;
+    }
+    Ok(())
+}
+
+/// A run file of a round, and how many entries it holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct RunFile {
+    file: String,
+    entries: u64,
+}
+
+/// A round's settled positions, sorted: in memory while the buffer holds them, or in a
+/// file.
+enum Run {
+    Memory(Vec<Settled>),
+    File(RunFile),
+}
+
+impl Run {
+    fn entries(&self) -> u64 {
+        match self {
+            Run::Memory(e) => e.len() as u64,
+            Run::File(f) => f.entries,
+        }
+    }
+}
+
+struct Pass<'a> {
+    rules: Rules,
+    n: u32,
+    db: PathBuf,
+    dir: PathBuf,
+    plan: LeanPlan,
+    observer: &'a dyn LeanObserver,
+}
+
+/// The board of the position numbered `q` in the pass's order.
+#[inline]
+fn board_at(n: u32, q: u64) -> Board {
+    index::unrank(n, q).swapped()
+}
+
+/// The pass's number of `board`.
+#[inline]
+fn number_of(board: &Board) -> u64 {
+    index::rank(&board.swapped())
+}
+
+impl Pass<'_> {
+    /// Every position's best exit (to the exits file) and count of in-layer moves (to the
+    /// nibbles), slice by slice.
+    fn exits_pass(&self, nib: &mut Nibbles) -> Result<(), StoreError> {
+        let n = self.n;
+        let size = index::size(n);
+        let lower = lower::LowerFiles::open(&self.db, self.rules, n)?;
+        let tmp = self.dir.join("exits.tmp");
+        let mut out = ChunkWriter::create(&tmp)?;
+        let slice = self.plan.slice_positions;
+        let state = nib.as_bytes_mut();
+        let mut start = 0u64;
+        while start < size {
+            let len = slice.min(size - start) as usize;
+            let exits: Vec<AtomicI8> = (0..len).map(|_| AtomicI8::new(NO_EXIT)).collect();
+            let bytes = &mut state[(start / 2) as usize..(start as usize + len).div_ceil(2)];
+            // Moves: counts to the nibbles, game-over values to the exits, lookups out.
+            let mut lookups: Vec<u64> = bytes
+                .par_chunks_mut(SUB / 2)
+                .zip(exits.par_chunks(SUB))
+                .enumerate()
+                .flat_map_iter(|(c, (bytes, exits))| {
+                    let first = start + (c * SUB) as u64;
+                    let mut found = Vec::new();
+                    let end = first + exits.len() as u64;
+                    for (q, swapped) in index::walk(n, first, end) {
+                        let k = (q - first) as usize;
+                        let slot = (q - start) << 0;
+                        match self.rules.turn(&swapped.swapped()) {
+                            Turn::GameOver { value } => {
+                                exits[k].store(value, Relaxed);
+                                nibbles::set_in(bytes, k, 0);
+                            }
+                            Turn::Moves(moves) => {
+                                let mut stays = 0u8;
+                                for m in &moves {
+                                    if m.captured == 0 {
+                                        stays += 1;
+                                    } else {
+                                        let layer = u64::from(n - u32::from(m.captured));
+                                        let idx = index::rank(&m.child);
+                                        found.push(layer << 58 | idx << 20 | slot);
+                                    }
+                                }
+                                nibbles::set_in(bytes, k, stays);
+                            }
+                        }
+                    }
+                    found
+                })
+                .collect();
+            lookups.par_sort_unstable();
+            lower.answer(n, &lookups, &exits)?;
+            drop(lookups);
+            // Positions without exits have a low exit at every threshold.
+            let raw: Vec<u8> = exits.iter().map(|e| e.load(Relaxed) as u8).collect();
+            bytes
+                .par_chunks_mut(SUB / 2)
+                .zip(raw.par_chunks(SUB))
+                .for_each(|(bytes, raw)| {
+                    for (k, &e) in raw.iter().enumerate() {
+                        if e as i8 == NO_EXIT {
+                            let nib = nibbles::get_in(bytes, k);
+                            nibbles::set_in(bytes, k, nib | nibbles::LOW_EXIT);
+                        }
+                    }
+                });
+            let packed: Vec<Vec<u8>> = raw.par_chunks(EXIT_CHUNK).map(chunks::compress).collect();
+            for (chunk, p) in raw.chunks(EXIT_CHUNK).zip(&packed) {
+                out.write_compressed(chunk.len(), p)?;
+            }
+            self.observer.advance(len as u64);
+            start += len as u64;
+        }
+        out.finish()?;
+        let path = self.dir.join("exits.bin");
+        std::fs::rename(&tmp, &path).map_err(|e| chunks::io_err(&path, e))?;
+        self.observer
+            .lower_blocks(n, lower.blocks_read(), lower.blocks_total());
+        Ok(())
+    }
+
+    /// Round 0 of threshold `t`: the positions the exits settle.
+    fn round_zero(&self, t: u32, nib: &Nibbles, held: &AtomicU64) -> Result<Vec<Run>, StoreError> {
+        let n = self.n;
+        let spill = Spiller::new(self, t, 0, held);
+        let path = self.dir.join("exits.bin");
+        let mut reader = ChunkReader::open(&path)?;
+        let (win, lose) = (t as i8 as u8, (-(t as i8)) as u8);
+        let mut first = 0u64;
+        loop {
+            let mut group = Vec::with_capacity(EXIT_GROUP);
+            while group.len() < EXIT_GROUP {
+                match reader.next_packed()? {
+                    Some(p) => group.push(p),
+                    None => break,
+                }
+            }
+            if group.is_empty() {
+                break;
+            }
+            let starts: Vec<u64> = group
+                .iter()
+                .scan(first, |at, p| {
+                    let s = *at;
+                    *at += p.raw_len as u64;
+                    Some(s)
+                })
+                .collect();
+            first = starts.last().copied().unwrap_or(first)
+                + group.last().map_or(0, |p| p.raw_len as u64);
+            let found: Vec<Vec<Settled>> = group
+                .par_iter()
+                .zip(starts.par_iter())
+                .map(|(packed, &s)| -> Result<Vec<Settled>, StoreError> {
+                    let raw = packed.unpack(&path)?;
+                    let mut found = Vec::new();
+                    for (b, block) in raw.chunks(64).enumerate() {
+                        let mut hits = 0u64;
+                        for (j, &e) in block.iter().enumerate() {
+                            hits |= u64::from((e == win) | (e == lose)) << j;
+                        }
+                        while hits != 0 {
+                            let j = hits.trailing_zeros() as usize;
+                            hits &= hits - 1;
+                            let k = 64 * b + j;
+                            let q = s + k as u64;
+                            let settled = if raw[k] == win {
+                                (nib.settle(q) == Update::Settled).then_some(false)
+                            } else {
+                                (nib.mark_low_exit(q) == Update::Settled).then_some(true)
+                            };
+                            if let Some(lost) = settled {
+                                found.push(Settled::new(&board_at(n, q), lost));
+                            }
+                        }
+                    }
+                    Ok(found)
+                })
+                .collect::<Result<_, _>>()?;
+            for f in found {
+                self.observer.advance(f.len() as u64);
+                spill.push(f)?;
+            }
+        }
+        if first != index::size(n) {
+            return Err(StoreError::Corrupted {
+                path,
+                what: format!("holds {first} exits, the layer has {}", index::size(n)),
+            });
+        }
+        spill.finish()
+    }
+
+    /// Round `round` of threshold `t`: the parents that the positions of `frontier`
+    /// decide.
+    fn propagate(
+        &self,
+        t: u32,
+        round: u32,
+        frontier: &[Run],
+        nib: &Nibbles,
+        held: &AtomicU64,
+    ) -> Result<Vec<Run>, StoreError> {
+        let spill = Spiller::new(self, t, round, held);
+        let process = |batch: &[Settled]| -> Result<(), StoreError> {
+            let found: Vec<Vec<Settled>> = batch
+                .par_chunks(4096)
+                .map(|chunk| self.parents(chunk, nib))
+                .collect();
+            for f in found {
+                self.observer.advance(f.len() as u64);
+                spill.push(f)?;
+            }
+            Ok(())
+        };
+        let mut batch: Vec<Settled> = Vec::with_capacity(FRONTIER_BATCH);
+        for run in frontier {
+            let file = match run {
+                Run::Memory(entries) => {
+                    for part in entries.chunks(FRONTIER_BATCH) {
+                        process(part)?;
+                    }
+                    continue;
+                }
+                Run::File(f) => f,
+            };
+            let mut reader = RunReader::open(&self.dir.join(&file.file))?;
+            loop {
+                let next = reader.next_entry()?;
+                if let Some(e) = next {
+                    batch.push(e.settled);
+                }
+                if batch.len() == FRONTIER_BATCH || (next.is_none() && !batch.is_empty()) {
+                    process(&batch)?;
+                    batch.clear();
+                }
+                if next.is_none() {
+                    break;
+                }
+            }
+        }
+        spill.finish()
+    }
+
+    /// Writes the rounds held in memory to files (for a checkpoint), and lists every
+    /// round's files.
+    fn to_files(
+        &self,
+        t: u32,
+        rounds: &mut [Vec<Run>],
+        held: &AtomicU64,
+    ) -> Result<Vec<Vec<RunFile>>, StoreError> {
+        let mut listed = Vec::with_capacity(rounds.len());
+        for (r, runs) in rounds.iter_mut().enumerate() {
+            let mut files = Vec::new();
+            for (k, run) in runs.iter_mut().enumerate() {
+                if let Run::Memory(entries) = run {
+                    let file = format!("{}-m{k:03}.run", round_prefix(t, r as u32));
+                    let round = r.min(usize::from(DISTANCE_SATURATED)) as u8;
+                    runs::write_run(&self.dir.join(&file), entries, round)?;
+                    held.fetch_sub(entries.len() as u64, Relaxed);
+                    *run = Run::File(RunFile {
+                        file,
+                        entries: entries.len() as u64,
+                    });
+                }
+                if let Run::File(f) = run {
+                    files.push(f.clone());
+                }
+            }
+            listed.push(files);
+        }
+        Ok(listed)
+    }
+
+    /// The parents that `children` settle: each parent's number is gathered and its
+    /// nibble prefetched a batch at a time, as in the in-memory pass.
+    fn parents(&self, children: &[Settled], nib: &Nibbles) -> Vec<Settled> {
+        let mut found = Vec::new();
+        let mut batch: Vec<(u64, Board, bool)> = Vec::with_capacity(PREFETCH_BATCH + 64);
+        let apply = |batch: &mut Vec<(u64, Board, bool)>, found: &mut Vec<Settled>| {
+            for &(q, parent, child_lost) in batch.iter() {
+                let (update, lost) = if child_lost {
+                    (nib.settle(q), false)
+                } else {
+                    (nib.count_down(q), true)
+                };
+                if update == Update::Settled {
+                    found.push(Settled::new(&parent, lost));
+                }
+            }
+            batch.clear();
+        };
+        for &child in children {
+            let lost = child.lost();
+            unsow(self.rules, &child.board(), |parent| {
+                let q = number_of(&parent);
+                nib.prefetch(q);
+                batch.push((q, parent, lost));
+            });
+            if batch.len() >= PREFETCH_BATCH {
+                apply(&mut batch, &mut found);
+            }
+        }
+        apply(&mut batch, &mut found);
+        found
+    }
+
+    /// One run for threshold `t` from its rounds' runs, each entry keyed by its index
+    /// and keeping its round. The rounds' runs are read once, in order, a range of
+    /// [`PART`] positions at a time: each range's entries are placed in a table by index
+    /// and read back in order, which sorts them without comparing.
+    fn merge_threshold(&self, sources: &[runs::Source], out: &Path) -> Result<(), StoreError> {
+        let n = self.n;
+        let size = index::size(n);
+        let (sources, staged) = runs::reduce(sources, out)?;
+        let mut cursors = sources
+            .iter()
+            .map(runs::Peek::open)
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut w = RunWriter::create(out)?;
+        let mut slots = vec![0u16; PART.min(size) as usize];
+        let mut base = 0u64;
+        while base < size {
+            let len = PART.min(size - base) as usize;
+            let end = base + len as u64;
+            let bound = if end == size {
+                u64::MAX
+            } else {
+                settled::key(&index::unrank(n, end))
+            };
+            let mut found = 0usize;
+            for c in &mut cursors {
+                c.take_below(bound, |e| {
+                    let key = e.settled.key();
+                    let i = valid_key(n, key)
+                        .then(|| settled::index_of_key(key).checked_sub(base))
+                        .flatten()
+                        .filter(|&i| i < len as u64)
+                        .ok_or_else(|| damaged_run(out))?;
+                    slots[i as usize] =
+                        1 | u16::from(e.settled.lost()) << 1 | u16::from(e.round) << 2;
+                    found += 1;
+                    Ok(())
+                })?;
+            }
+            if found > 0 {
+                for (c, chunk) in slots[..len].chunks_mut(16).enumerate() {
+                    if chunk.iter().all(|&s| s == 0) {
+                        continue;
+                    }
+                    for (j, s) in chunk.iter_mut().enumerate() {
+                        if *s != 0 {
+                            let i = base + (16 * c + j) as u64;
+                            w.push(Entry {
+                                settled: Settled::from_key(i, *s & 2 != 0),
+                                round: (*s >> 2) as u8,
+                            })?;
+                            *s = 0;
+                        }
+                    }
+                }
+            }
+            base = end;
+        }
+        if cursors.iter().any(|c| !c.is_done()) {
+            return Err(damaged_run(out));
+        }
+        w.finish()?;
+        for f in staged {
+            let _ = std::fs::remove_file(f);
+        }
+        Ok(())
+    }
+
+    /// The final merge: every threshold's run, in index order, into the distances and the
+    /// values files (distances first: a values file marks a finished layer), a range of
+    /// [`PART`] positions at a time.
+    fn write_tables(
+        &self,
+        progress: &Checkpoint,
+        write: WriteOptions,
+        distances_level: i32,
+    ) -> Result<WrittenLayer, StoreError> {
+        let n = self.n;
+        let size = index::size(n);
+        let mut values_out =
+            TableWriter::create(&self.db, self.rules, n, TableKind::Values, write)?;
+        let mut rounds_out = TableWriter::create(
+            &self.db,
+            self.rules,
+            n,
+            TableKind::Distances,
+            WriteOptions {
+                zstd_level: distances_level,
+                ..write
+            },
+        )?;
+        let mut cursors = Vec::new();
+        for (t, f) in &progress.thresholds {
+            let source = runs::Source::File(self.dir.join(f));
+            cursors.push((*t as i8, runs::Peek::open(&source)?, self.dir.join(f)));
+        }
+        let mut histogram = [0u64; HISTOGRAM_LEN];
+        let part = PART.min(size) as usize;
+        let (mut values, mut rounds) = (vec![0u8; part], vec![0u8; part]);
+        let mut base = 0u64;
+        while base < size {
+            let len = PART.min(size - base) as usize;
+            let end = base + len as u64;
+            values[..len].fill(0);
+            rounds[..len].fill(0);
+            for (t, c, path) in &mut cursors {
+                c.take_below(end, |e| {
+                    let i = e
+                        .settled
+                        .key()
+                        .checked_sub(base)
+                        .ok_or_else(|| damaged_run(path))?;
+                    values[i as usize] = if e.settled.lost() { -*t } else { *t } as u8;
+                    rounds[i as usize] = e.round.min(DISTANCE_SATURATED);
+                    Ok(())
+                })?;
+            }
+            for &v in &values[..len] {
+                histogram[store::histogram_bucket(v as i8)] += 1;
+            }
+            rounds_out.append(&rounds[..len])?;
+            values_out.append(&values[..len])?;
+            base = end;
+        }
+        if let Some((_, _, path)) = cursors.iter().find(|(_, c, _)| !c.is_done()) {
+            return Err(damaged_run(path));
+        }
+        let summary = LayerSummary {
+            seeds: n,
+            positions: size,
+            histogram,
+        };
+        rounds_out.finish(summary.clone())?;
+        values_out.finish(summary)
+    }
+}
+
+/// Whether `key` is the key of a board of layer `n` (twelve bars, the last at `n + 11`):
+/// checked before a key from a file is decoded.
+#[inline]
+fn valid_key(n: u32, key: u64) -> bool {
+    key.count_ones() == 12 && 63 - key.leading_zeros() == n + 11
+}
+
+fn damaged_run(path: &Path) -> StoreError {
+    StoreError::Corrupted {
+        path: path.to_path_buf(),
+        what: "a run entry is out of place".into(),
+    }
+}
+
+/// The prefix of the files of round `round` of threshold `t`.
+fn round_prefix(t: u32, round: u32) -> String {
+    format!("t{t:02}-r{round:04}")
+}
+
+/// Collects the positions a round settles, sorted into runs: kept in memory while the
+/// threshold's runs fit in the buffer, written to a file when they do not.
+struct Spiller<'a> {
+    dir: &'a Path,
+    prefix: String,
+    round: u8,
+    /// Entries the buffer holds: the threshold's runs kept in memory and this round's
+    /// entries not yet sorted.
+    budget: u64,
+    /// Entries of the threshold's runs kept in memory.
+    held: &'a AtomicU64,
+    buffer: Mutex<Vec<Settled>>,
+    runs: Mutex<Vec<Run>>,
+    next_file: AtomicU64,
+}
+
+impl<'a> Spiller<'a> {
+    fn new(pass: &'a Pass, t: u32, round: u32, held: &'a AtomicU64) -> Spiller<'a> {
+        Spiller {
+            dir: &pass.dir,
+            prefix: round_prefix(t, round),
+            round: round.min(u32::from(DISTANCE_SATURATED)) as u8,
+            budget: (pass.plan.buffer_bytes / ENTRY_BYTES).max(2),
+            held,
+            buffer: Mutex::new(Vec::new()),
+            runs: Mutex::new(Vec::new()),
+            next_file: AtomicU64::new(0),
+        }
+    }
+
+    fn push(&self, mut found: Vec<Settled>) -> Result<(), StoreError> {
+        let full = {
+            let mut buffer = self.buffer.lock().unwrap_or_else(|e| e.into_inner());
+            buffer.append(&mut found);
+            // A quarter of the budget: the next entries fill another quarter while a run
+            // is written, and the runs kept in memory take the other half.
+            if (buffer.len() as u64) < (self.budget / 4).max(1) {
+                return Ok(());
+            }
+            std::mem::take(&mut *buffer)
+        };
+        self.write(full)
+    }
+
+    fn write(&self, mut entries: Vec<Settled>) -> Result<(), StoreError> {
+        if entries.is_empty() {
+            return Ok(());
+        }
+        entries.par_sort_unstable_by_key(|s| s.key());
+        let k = self.next_file.fetch_add(1, Relaxed);
+        let file = format!("{}-{k:05}.run", self.prefix);
+        runs::write_run(&self.dir.join(&file), &entries, self.round)?;
+        let run = Run::File(RunFile {
+            file,
+            entries: entries.len() as u64,
+        });
+        self.runs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(run);
+        Ok(())
+    }
+
+    fn finish(self) -> Result<Vec<Run>, StoreError> {
+        let mut rest = std::mem::take(&mut *self.buffer.lock().unwrap_or_else(|e| e.into_inner()));
+        let len = rest.len() as u64;
+        if len > 0 && self.held.load(Relaxed) + len <= self.budget / 2 {
+            rest.par_sort_unstable_by_key(|s| s.key());
+            self.held.fetch_add(len, Relaxed);
+            self.runs
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(Run::Memory(rest));
+        } else {
+            self.write(rest)?;
+        }
+        Ok(self.runs.into_inner().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+/// Where a layer's pass stands, as saved in `checkpoint` in the scratch folder.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Checkpoint {
+    rules: Rules,
+    seeds: u32,
+    /// Thresholds above this one are done; 0 when all are.
+    next_threshold: u32,
+    /// The runs of each round of `next_threshold` done so far.
+    rounds: Vec<Vec<RunFile>>,
+    /// Each finished threshold's run.
+    thresholds: Vec<(u32, String)>,
+    /// The nibbles' snapshot.
+    nibbles: String,
+    /// The files the checkpoint on disk names (not saved in it).
+    saved: Vec<String>,
+    /// Files no longer needed that the checkpoint on disk still names: removed once the
+    /// next one is saved (not saved in it).
+    stale: Vec<String>,
+}
+
+const CHECKPOINT: &str = "checkpoint";
+const CHECKPOINT_MAGIC: &str = "awari lean checkpoint 1";
+
+impl Checkpoint {
+    fn start(rules: Rules, seeds: u32) -> Checkpoint {
+        Checkpoint {
+            rules,
+            seeds,
+            next_threshold: seeds,
+            rounds: Vec::new(),
+            thresholds: Vec::new(),
+            nibbles: String::new(),
+            saved: Vec::new(),
+            stale: Vec::new(),
+        }
+    }
+
+    /// A file is no longer needed: removed now, or after the next checkpoint if the one
+    /// on disk names it.
+    fn discard(&mut self, dir: &Path, file: &str) {
+        if self.saved.iter().any(|f| f == file) {
+            self.stale.push(file.to_string());
+        } else {
+            let _ = std::fs::remove_file(dir.join(file));
+        }
+    }
+
+    fn encode(&self) -> String {
+        let mut s = format!(
+            "{CHECKPOINT_MAGIC}\nrules {}\nlayer {}\nnext-threshold {}\nnibbles {}\n",
+            self.rules.name(),
+            self.seeds,
+            self.next_threshold,
+            self.nibbles
+        );
+        for (t, f) in &self.thresholds {
+            s += &format!("threshold {t} {f}\n");
+        }
+        for (r, files) in self.rounds.iter().enumerate() {
+            s += &format!("round {r}\n");
+            for f in files {
+                s += &format!("run {} {}\n", f.entries, f.file);
+            }
+        }
+        let sum = xxhash_rust::xxh3::xxh3_64(s.as_bytes());
+        s + &format!("sum {sum:016x}\n")
+    }
+
+    fn decode(text: &str) -> Option<Checkpoint> {
+        let body_end = text.rfind("sum ")?;
+        let (body, tail) = text.split_at(body_end);
+        let sum = u64::from_str_radix(tail.strip_prefix("sum ")?.trim(), 16).ok()?;
+        if xxhash_rust::xxh3::xxh3_64(body.as_bytes()) != sum {
+            return None;
+        }
+        let mut lines = body.lines();
+        if lines.next()? != CHECKPOINT_MAGIC {
+            return None;
+        }
+        let mut field = |name: &str| -> Option<String> {
+            lines
+                .next()?
+                .strip_prefix(name)?
+                .strip_prefix(' ')
+                .map(str::to_string)
+        };
+        let rules: Rules = field("rules")?.parse().ok()?;
+        let seeds = field("layer")?.parse().ok()?;
+        let next_threshold = field("next-threshold")?.parse().ok()?;
+        let nibbles = field("nibbles")?;
+        let mut cp = Checkpoint {
+            rules,
+            seeds,
+            next_threshold,
+            rounds: Vec::new(),
+            thresholds: Vec::new(),
+            nibbles,
+            saved: Vec::new(),
+            stale: Vec::new(),
+        };
+        for line in lines {
+            let words: Vec<&str> = line.split(' ').collect();
+            match words.as_slice() {
+                ["threshold", t, f] => cp.thresholds.push((t.parse().ok()?, f.to_string())),
+                ["round", _] => cp.rounds.push(Vec::new()),
+                ["run", entries, f] => cp.rounds.last_mut()?.push(RunFile {
+                    file: f.to_string(),
+                    entries: entries.parse().ok()?,
+                }),
+                _ => return None,
+            }
+        }
+        Some(cp)
+    }
+
+    /// Every file the checkpoint needs.
+    fn files(&self) -> Vec<&str> {
+        let mut f = vec![CHECKPOINT, "exits.bin", self.nibbles.as_str()];
+        f.extend(self.thresholds.iter().map(|(_, f)| f.as_str()));
+        f.extend(self.rounds.iter().flatten().map(|r| r.file.as_str()));
+        f
+    }
+
+    /// The checkpoint in `dir`, if there is a valid one for this layer; every file it
+    /// does not name is removed. A checkpoint that does not decode, or that names a
+    /// missing file, is an error: the folder is not what this program left.
+    fn load(dir: &Path, rules: Rules, seeds: u32) -> Result<Option<Checkpoint>, StoreError> {
+        let path = dir.join(CHECKPOINT);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(chunks::io_err(&path, e)),
+        };
+        let damaged = |what: &str| StoreError::Corrupted {
+            path: path.clone(),
+            what: format!("{what}; remove the folder to build the layer from the start"),
+        };
+        let cp =
+            Checkpoint::decode(&text).ok_or_else(|| damaged("the checkpoint does not decode"))?;
+        if cp.rules != rules || cp.seeds != seeds || cp.next_threshold > seeds {
+            return Err(damaged("the checkpoint is for another layer"));
+        }
+        for f in cp.files() {
+            if !dir.join(f).is_file() {
+                return Err(damaged(&format!("{f} is missing")));
+            }
+        }
+        clear_dir(dir, &cp.files())?;
+        let mut cp = cp;
+        cp.saved = cp.files().iter().map(|f| f.to_string()).collect();
+        Ok(Some(cp))
+    }
+
+    fn load_nibbles(&self, dir: &Path, positions: u64) -> Result<Nibbles, StoreError> {
+        let path = dir.join(&self.nibbles);
+        let mut nib = Nibbles::new(positions);
+        let bytes = nib.as_bytes_mut();
+        let mut reader = ChunkReader::open(&path)?;
+        let mut at = 0usize;
+        while let Some(chunk) = reader.next_chunk()? {
+            let end = at + chunk.len();
+            if end > bytes.len() {
+                break;
+            }
+            bytes[at..end].copy_from_slice(&chunk);
+            at = end;
+        }
+        if at != bytes.len() {
+            return Err(StoreError::Corrupted {
+                path,
+                what: "the nibbles snapshot has the wrong size".into(),
+            });
+        }
+        Ok(nib)
+    }
+
+    /// Saves the nibbles under a new name, then the checkpoint naming them (each synced,
+    /// then renamed into place), then removes the snapshot it replaces.
+    fn save(&mut self, dir: &Path, nib: &mut Nibbles) -> Result<(), StoreError> {
+        let name = format!(
+            "nibbles-{:02}-{:04}.bin",
+            self.next_threshold,
+            self.rounds.len()
+        );
+        let old = std::mem::replace(&mut self.nibbles, name.clone());
+        if old == name {
+            // Saved at this very point already (a checkpoint after a round that settled
+            // nothing): nothing changed.
+            return Ok(());
+        }
+        let path = dir.join(&name);
+        let mut w = ChunkWriter::create(&path)?;
+        let bytes = nib.snapshot();
+        let packed: Vec<Vec<u8>> = bytes.par_chunks(1 << 20).map(chunks::compress).collect();
+        for (raw, p) in bytes.chunks(1 << 20).zip(&packed) {
+            w.write_compressed(raw.len(), p)?;
+        }
+        w.finish()?;
+        // Every file the checkpoint names is made durable before it is saved.
+        for f in self.files() {
+            if f != CHECKPOINT && !self.saved.iter().any(|s| s == f) {
+                chunks::sync(&dir.join(f))?;
+            }
+        }
+        let tmp = dir.join("checkpoint.tmp");
+        let text = self.encode();
+        let written = std::fs::File::create(&tmp).and_then(|mut f| {
+            use std::io::Write;
+            f.write_all(text.as_bytes())?;
+            f.sync_all()
+        });
+        written.map_err(|e| chunks::io_err(&tmp, e))?;
+        let target = dir.join(CHECKPOINT);
+        std::fs::rename(&tmp, &target).map_err(|e| chunks::io_err(&target, e))?;
+        if let Ok(d) = std::fs::File::open(dir) {
+            let _ = d.sync_all();
+        }
+        if !old.is_empty() {
+            let _ = std::fs::remove_file(dir.join(old));
+        }
+        for f in self.stale.drain(..) {
+            let _ = std::fs::remove_file(dir.join(f));
+        }
+        self.saved = self.files().iter().map(|f| f.to_string()).collect();
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checkpoints_round_trip_and_refuse_edits() {
+        let mut cp = Checkpoint::start(Rules::AWARI, 12);
+        cp.next_threshold = 7;
+        cp.nibbles = "nibbles-07-0002.bin".into();
+        cp.thresholds.push((12, "threshold-12.run".into()));
+        cp.rounds.push(vec![]);
+        cp.rounds.push(vec![RunFile {
+            file: "t07-r0001-00000.run".into(),
+            entries: 42,
+        }]);
+        let text = cp.encode();
+        assert_eq!(Checkpoint::decode(&text), Some(cp));
+        let edited = text.replace("next-threshold 7", "next-threshold 6");
+        assert_eq!(Checkpoint::decode(&edited), None);
+    }
+}
