@@ -335,7 +335,7 @@ impl Database {
 
     /// The stored round of `board` (see [`TableKind::Distances`]), if its layer has a
     /// distances file.
-    fn distance(&self, board: &Board) -> Result<Option<u8>, ProbeError> {
+    pub(crate) fn distance(&self, board: &Board) -> Result<Option<u8>, ProbeError> {
         match self.distances.get(board.seeds() as usize) {
             Some(Some(file)) => Ok(Some(self.cached_byte(file, board)?)),
             _ => Ok(None),

@@ -52,6 +52,9 @@ pub enum VerifyError {
     /// A file could not be read, or is damaged.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// A sampled position's value could not be read.
+    #[error(transparent)]
+    Probe(#[from] crate::probe::ProbeError),
 }
 
 const EXAMPLES: usize = 10;
@@ -86,6 +89,116 @@ pub fn verify(
             .map(|d| d.read_all_bytes())
             .transpose()?;
         let check = check_layer(db.rules(), n, &values, distances.as_deref());
+        on_layer(&check);
+        checks.push(check);
+    }
+    Ok(checks)
+}
+
+/// Checks `count` positions of each layer `first..=last`, spread evenly over its index
+/// range (every position of a layer with fewer), against their moves, as [`verify`] does
+/// for whole layers: for layers too large to hold in memory. Each value is read through
+/// the database's block cache, so memory stays small whatever the layer.
+///
+/// # Errors
+///
+/// A layer missing, or a file that cannot be read or is damaged (blocks are checked as
+/// they are read; this does not check every block of a layer).
+pub fn verify_sampled(
+    db: &Database,
+    first: u32,
+    last: u32,
+    count: u64,
+    mut on_layer: impl FnMut(&LayerCheck),
+) -> Result<Vec<LayerCheck>, VerifyError> {
+    let mut checks = Vec::new();
+    for n in first..=last {
+        db.layer(n).ok_or(VerifyError::Missing(n))?;
+        let size = index::size(n);
+        let picks = count.min(size);
+        let has_distances = db.distances_file(n).is_some();
+        let results: Vec<(u64, u64, Option<Mismatch>)> = (0..picks)
+            .into_par_iter()
+            .map(|k| {
+                // Evenly spread, ends included.
+                let i = if picks == size {
+                    k
+                } else {
+                    k * (size - 1) / (picks - 1).max(1)
+                };
+                let board = index::unrank(n, i);
+                let value = |b: &crate::Board| db.value(b);
+                let stored = value(&board)?;
+                let moves = match db.rules().turn(&board) {
+                    Turn::GameOver { value } => {
+                        let fault = has_distances && db.distance(&board)? != Some(0);
+                        let bad = stored != value;
+                        return Ok((
+                            u64::from(bad),
+                            u64::from(fault),
+                            bad.then_some(Mismatch {
+                                board,
+                                stored,
+                                expected: value,
+                            }),
+                        ));
+                    }
+                    Turn::Moves(moves) => moves,
+                };
+                let mut worths = Vec::with_capacity(moves.len());
+                for m in &moves {
+                    worths.push(m.captured as i8 - value(&m.child)?);
+                }
+                let expected = *worths
+                    .iter()
+                    .max()
+                    .expect("a position that is not over has a move");
+                let mut fault = false;
+                if let Some(round) = db.distance(&board)? {
+                    fault = if stored == 0 {
+                        round != 0
+                    } else if round == DISTANCE_SATURATED {
+                        false
+                    } else {
+                        let mut progress = Vec::new();
+                        for (m, &w) in moves.iter().zip(&worths) {
+                            if w == stored {
+                                let lower = m.captured > 0
+                                    || db.distance(&m.child)?.is_some_and(|r| r < round);
+                                progress.push(lower);
+                            }
+                        }
+                        if stored > 0 {
+                            !progress.iter().any(|&p| p)
+                        } else {
+                            !progress.iter().all(|&p| p)
+                        }
+                    };
+                }
+                let bad = stored != expected;
+                Ok((
+                    u64::from(bad),
+                    u64::from(fault),
+                    bad.then_some(Mismatch {
+                        board,
+                        stored,
+                        expected,
+                    }),
+                ))
+            })
+            .collect::<Result<_, VerifyError>>()?;
+        let check = LayerCheck {
+            seeds: n,
+            positions: picks,
+            mismatches: results.iter().map(|r| r.0).sum(),
+            distances_checked: has_distances,
+            distance_faults: results.iter().map(|r| r.1).sum(),
+            examples: results
+                .into_iter()
+                .filter_map(|r| r.2)
+                .take(EXAMPLES)
+                .collect(),
+        };
         on_layer(&check);
         checks.push(check);
     }

@@ -284,3 +284,45 @@ fn a_layer_that_would_fill_the_disk_is_refused() {
         "the error gives the space needed and free: {stderr}"
     );
 }
+
+/// `verify --sample` (for layers too large to hold) checks positions through the block
+/// cache: it passes on a sound database and catches a planted wrong value.
+#[test]
+fn sampled_verify_passes_sound_layers_and_catches_a_planted_value() {
+    const TOP: u32 = 9;
+    let dir = scratch();
+    in_memory(dir.path(), Rules::AWARI, TOP);
+    let verify = |sample: &str| {
+        awari()
+            .args(["verify", "--layers", "5..9", "--sample", sample, "--db"])
+            .arg(dir.path())
+            .output()
+            .unwrap()
+    };
+    let out = verify("500");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("layer  9: 500 positions sampled"),
+        "{stdout}"
+    );
+
+    // Plant a wrong value: the first position the sample visits (index 0).
+    let file = awari::store::LayerFile::open(
+        &table_path(dir.path(), Rules::AWARI, TOP, TableKind::Values),
+        Rules::AWARI,
+        TOP,
+    )
+    .unwrap();
+    let mut values = file.read_all().unwrap();
+    drop(file);
+    values[0] = if values[0] == 1 { 2 } else { 1 };
+    awari::store::write_layer(dir.path(), Rules::AWARI, TOP, &values, Default::default()).unwrap();
+    let out = verify("500");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "a planted value passed: {stdout}");
+    assert!(
+        stdout.contains("layer  9: 500 positions, MISMATCHES"),
+        "{stdout}"
+    );
+}

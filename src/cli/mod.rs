@@ -149,6 +149,11 @@ pub enum Command {
         /// Layers to check, e.g. 0..24 (inclusive); default: every layer present.
         #[arg(long)]
         layers: Option<LayerRange>,
+        /// Check N positions of each layer, spread evenly over it, through the block
+        /// cache, instead of every position with every layer in memory: for layers too
+        /// large to hold.
+        #[arg(long)]
+        sample: Option<u64>,
     },
     /// Value and best first moves of the standard opening with K seeds in every pit.
     Start {

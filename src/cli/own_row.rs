@@ -165,7 +165,10 @@ pub fn run(command: Command) -> Result<bool> {
             }
             Ok(true)
         }
-        Command::Verify { db, layers } => {
+        Command::Verify { db, layers, sample } => {
+            if sample.is_some() {
+                bail!("--sample checks the exact tables; verify the own-row bounds whole");
+            }
             let db = open(&db)?;
             let (first, last) = span(&db, layers)?;
             let checks = own_row::verify_own_row(&db, first, last)?;
