@@ -295,7 +295,33 @@ pub fn build(
         Pass::Lean => lean_memory_needed(n, &opts.lean),
     };
     let (pool, _lock) = prepare(opts, need, &store::rules_dir(&opts.db, opts.rules))?;
-    pool.install(|| build_in_pool(opts, observer))
+    pool.install(|| build_in_pool(opts, observer, &lean::Alone))
+}
+
+/// [`build`] as one rank of a partitioned build (every layer with the lean pass): every
+/// rank calls this with the same options; rank 0 holds the lock and writes the files.
+pub(crate) fn build_partitioned(
+    opts: &BuildOptions,
+    observer: &dyn BuildObserver,
+    ex: &dyn lean::Exchange,
+) -> Result<Vec<LayerReport>, BuildError> {
+    let opts = BuildOptions {
+        pass: PassChoice::Lean,
+        ..opts.clone()
+    };
+    let need = |n: u32| lean_memory_needed(n, &opts.lean);
+    let folder = store::rules_dir(&opts.db, opts.rules);
+    let (pool, _lock) = if ex.rank() == 0 {
+        let (pool, lock) = prepare(&opts, need, &folder)?;
+        (pool, Some(lock))
+    } else {
+        (prepare_pool(&opts, need)?, None)
+    };
+    // Every rank has checked before any starts: none waits for one that refused.
+    if ex.sum(0) != 0 {
+        unreachable!("a sum of zeros");
+    }
+    pool.install(|| build_in_pool(&opts, observer, ex))
 }
 
 /// What every kind of build checks before any work, so that it is refused in seconds rather
@@ -307,6 +333,16 @@ pub(crate) fn prepare(
     need: impl Fn(u32) -> u64,
     folder: &Path,
 ) -> Result<(rayon::ThreadPool, File), BuildError> {
+    let pool = prepare_pool(opts, need)?;
+    let lock = lock_folder(folder)?;
+    Ok((pool, lock))
+}
+
+/// The checks of [`prepare`] and the thread pool, without the lock.
+fn prepare_pool(
+    opts: &BuildOptions,
+    need: impl Fn(u32) -> u64,
+) -> Result<rayon::ThreadPool, BuildError> {
     if opts.max_seeds > MAX_SEEDS {
         return Err(BuildError::TooManySeeds(opts.max_seeds));
     }
@@ -333,11 +369,8 @@ pub(crate) fn prepare(
         }
         pool = pool.num_threads(t);
     }
-    let pool = pool
-        .build()
-        .map_err(|e| BuildError::Threads(opts.threads.unwrap_or(0), e.to_string()))?;
-    let lock = lock_folder(folder)?;
-    Ok((pool, lock))
+    pool.build()
+        .map_err(|e| BuildError::Threads(opts.threads.unwrap_or(0), e.to_string()))
 }
 
 /// The file whose lock a build holds: `DIR/<rules>/build.lock`.
@@ -386,6 +419,7 @@ fn lock_folder(dir: &Path) -> Result<File, BuildError> {
 fn build_in_pool(
     opts: &BuildOptions,
     observer: &dyn BuildObserver,
+    ex: &dyn lean::Exchange,
 ) -> Result<Vec<LayerReport>, BuildError> {
     let limit = opts.memory_limit.or_else(physical_memory);
     let missing = |m: u32| !store::layer_path(&opts.db, opts.rules, m).exists();
@@ -449,7 +483,7 @@ fn build_in_pool(
                 Pass::Lean => {
                     // The lean pass reads the lower layers from their files: free them.
                     layers.iter_mut().for_each(|l| *l = Vec::new());
-                    let written = lean::build_layer(
+                    let written = lean::build_layer_with(
                         &opts.db,
                         opts.rules,
                         n,
@@ -457,10 +491,23 @@ fn build_in_pool(
                         opts.write,
                         distances_write.zstd_level,
                         observer,
+                        ex,
                     )
                     .map_err(existing_layer_error)?;
                     layers.push(Vec::new());
-                    written
+                    match written {
+                        Some(w) => w,
+                        // Another rank wrote it; it is there (the pass waits for that).
+                        None => {
+                            let file = LayerFile::open(&path, opts.rules, n)
+                                .map_err(existing_layer_error)?;
+                            store::WrittenLayer {
+                                path: path.clone(),
+                                bytes: file.bytes(),
+                                summary: file.summary().clone(),
+                            }
+                        }
+                    }
                 }
             };
             LayerReport {

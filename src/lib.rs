@@ -10,6 +10,8 @@ pub mod board;
 pub mod build;
 pub mod game;
 pub mod index;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 pub mod own_row;
 pub mod probe;
 pub mod rules;

@@ -198,6 +198,55 @@ pub(super) fn build_options(
     })
 }
 
+/// `build --mpi`: this process is one rank of an MPI job; rank 0 shows the progress and
+/// the table, and an error on any rank stops the whole job.
+#[cfg(feature = "mpi")]
+fn cmd_build_mpi(opts: BuildOptions, quiet: bool) -> Result<bool> {
+    let cluster = awari::mpi::Cluster::init()?;
+    let root = cluster.rank() == 0;
+    let progress = BuildProgress::new(!quiet && root);
+    let observer: &dyn build::BuildObserver = if root {
+        &progress
+    } else {
+        &awari::solve::Quiet
+    };
+    if root {
+        eprintln!(
+            "MPI: {} ranks share every layer (the lean pass); every rank reads the lower layers from {}",
+            cluster.ranks(),
+            opts.db.display()
+        );
+    }
+    let started = std::time::Instant::now();
+    match cluster.build(&opts, observer) {
+        Ok(reports) => {
+            if root {
+                let built = reports.iter().filter(|r| r.built).count();
+                say!(
+                    "{} layers of '{}' in {} by {} ranks: {} built, {} already there, {:.1} s",
+                    reports.len(),
+                    opts.rules,
+                    awari::store::rules_dir(&opts.db, opts.rules).display(),
+                    cluster.ranks(),
+                    built,
+                    reports.len() - built,
+                    started.elapsed().as_secs_f64()
+                );
+            }
+            Ok(true)
+        }
+        Err(e) => {
+            eprintln!("error: rank {}: {e}", cluster.rank());
+            cluster.abort(1)
+        }
+    }
+}
+
+#[cfg(not(feature = "mpi"))]
+fn cmd_build_mpi(_opts: BuildOptions, _quiet: bool) -> Result<bool> {
+    bail!("this awari was built without MPI; build it with: cargo build --release --features mpi")
+}
+
 /// The pass and the lean pass's settings from the command line.
 fn lean_options(args: &LeanArgs) -> Result<(PassChoice, LeanOptions)> {
     let pass = match (args.lean, args.in_memory) {
@@ -239,6 +288,9 @@ fn cmd_build(
         zstd_level,
     )?;
     (opts.pass, opts.lean) = lean_options(&lean)?;
+    if lean.mpi {
+        return cmd_build_mpi(opts, quiet);
+    }
     let rules = opts.rules;
     let progress = BuildProgress::new(!quiet);
     let building = progress.building.clone();

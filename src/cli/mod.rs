@@ -63,6 +63,11 @@ pub struct LeanArgs {
     /// one after the exits pass and after every threshold); 0 saves after every round.
     #[arg(long, default_value_t = 5.0)]
     pub checkpoint_minutes: f64,
+    /// One rank of an MPI job: run as `mpirun -np P awari build --mpi …`; the ranks share
+    /// every layer (the lean pass) and rank 0 writes the files. Needs a build with
+    /// `--features mpi`.
+    #[arg(long, conflicts_with = "in_memory")]
+    pub mpi: bool,
 }
 
 #[derive(Subcommand, Debug)]

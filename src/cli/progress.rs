@@ -129,6 +129,17 @@ impl LeanObserver for BuildProgress {
             )
         });
     }
+    fn exchanged(&self, seeds: u32, bytes: u64) {
+        if bytes > 0 {
+            let positions = awari::index::size(seeds);
+            self.bar.suspend(|| {
+                eprintln!(
+                    "layer {seeds}: the ranks sent each other {bytes} bytes ({:.2} per position)",
+                    bytes as f64 / positions as f64
+                )
+            });
+        }
+    }
     fn lower_blocks(&self, seeds: u32, read: u64, blocks: u64) {
         if self.timing {
             eprintln!(

@@ -39,11 +39,13 @@
 //! stops resumes from the last checkpoint; files the checkpoint does not name are removed.
 
 mod chunks;
+mod exchange;
 mod lower;
 mod nibbles;
 mod runs;
 
 use self::chunks::{ChunkReader, ChunkWriter};
+pub(crate) use self::exchange::{Alone, Exchange};
 use self::nibbles::{Nibbles, Update};
 use self::runs::{Entry, RunReader, RunWriter};
 use super::settled;
@@ -131,9 +133,9 @@ impl LeanPlan {
 
 /// Disk bytes a position of the layer needs at most while it is built: the exits file,
 /// the runs, two nibble snapshots while one replaces the other, and the two tables. The
-/// figure is the sum of the largest per-position sizes measured on layers 16..=24 (README)
-/// with room to spare.
-const DISK_BYTES_PER_POSITION: f64 = 3.0;
+/// scratch folder peaked at 2.06 bytes a position on layer 21 and the tables take 0.9
+/// (README); the rest is room to spare.
+const DISK_BYTES_PER_POSITION: f64 = 3.5;
 
 /// The plan for layer `n`.
 pub fn plan(n: u32, opts: &LeanOptions) -> LeanPlan {
@@ -180,6 +182,8 @@ pub trait LeanObserver: SolveObserver {
     /// Lower-layer blocks decompressed by the exits pass, and how many blocks the lower
     /// layers have in all.
     fn lower_blocks(&self, _seeds: u32, _read: u64, _blocks: u64) {}
+    /// The bytes all ranks sent each other for the layer (0 for a single process).
+    fn exchanged(&self, _seeds: u32, _bytes: u64) {}
 }
 
 impl LeanObserver for super::Quiet {}
@@ -202,32 +206,74 @@ pub fn build_layer(
     distances_level: i32,
     observer: &dyn LeanObserver,
 ) -> Result<WrittenLayer, StoreError> {
+    let written = build_layer_with(db, rules, n, opts, write, distances_level, observer, &Alone)?;
+    Ok(written.expect("a single process is rank 0, which writes the files"))
+}
+
+/// [`build_layer`] as one rank of `ex`: this rank owns its share of the layer (see
+/// `exchange.rs`), and rank 0 writes the files (it returns them; the others None). A
+/// partitioned build starts each layer afresh: its checkpoints are a single process's.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn build_layer_with(
+    db: &Path,
+    rules: Rules,
+    n: u32,
+    opts: &LeanOptions,
+    write: WriteOptions,
+    distances_level: i32,
+    observer: &dyn LeanObserver,
+    ex: &dyn Exchange,
+) -> Result<Option<WrittenLayer>, StoreError> {
     let plan = plan(n, opts);
     observer.lean_plan(&plan);
+    let bounds = exchange::shares(index::size(n), ex.ranks());
+    let (lo, hi) = (bounds[ex.rank()], bounds[ex.rank() + 1]);
+    let alone = ex.ranks() == 1;
+    let dir = if alone {
+        scratch_dir(db, rules, n)
+    } else {
+        scratch_dir(db, rules, n).join(format!("rank-{}", ex.rank()))
+    };
     let pass = Pass {
         rules,
         n,
         db: db.to_path_buf(),
-        dir: scratch_dir(db, rules, n),
+        dir,
         plan,
         observer,
+        lo,
+        hi,
+        bounds,
     };
     std::fs::create_dir_all(&pass.dir).map_err(|e| chunks::io_err(&pass.dir, e))?;
-    let (mut nibbles, mut progress) = match Checkpoint::load(&pass.dir, rules, n)? {
+    let checkpoint = if alone {
+        Checkpoint::load(&pass.dir, rules, n)?
+    } else {
+        None
+    };
+    let (mut nibbles, mut progress) = match checkpoint {
         Some(cp) => {
-            let nib = cp.load_nibbles(&pass.dir, index::size(n))?;
+            let nib = cp.load_nibbles(&pass.dir, hi - lo)?;
             observer.resumed(n, cp.next_threshold, cp.rounds.len());
             (nib, cp)
         }
         None => {
             clear_dir(&pass.dir, &[])?;
-            let mut nib = Nibbles::new(index::size(n));
+            let mut nib = Nibbles::new(hi - lo);
             observer.phase(n, Phase::Exits);
             pass.exits_pass(&mut nib)?;
             let mut cp = Checkpoint::start(rules, n);
-            cp.save(&pass.dir, &mut nib)?;
+            if alone {
+                cp.save(&pass.dir, &mut nib)?;
+            }
             (nib, cp)
         }
+    };
+    // A partitioned build never checkpoints (see above).
+    let checkpoint_every = if alone {
+        opts.checkpoint_every
+    } else {
+        Duration::MAX
     };
     let mut last_checkpoint = Instant::now();
     // The rounds of the current threshold: the checkpoint's files, then what this process
@@ -248,10 +294,14 @@ pub fn build_layer(
                 pass.round_zero(t, &nibbles, &held)?
             } else {
                 let frontier = rounds.last().expect("a round before this one");
-                if frontier.is_empty() {
+                let entries: u64 = frontier.iter().map(Run::entries).sum();
+                // Every rank takes part in as many exchanges as the rank with the most
+                // batches; none left anywhere ends the threshold.
+                let batches = ex.max(entries.div_ceil(FRONTIER_BATCH as u64));
+                if batches == 0 {
                     break;
                 }
-                pass.propagate(t, round, frontier, &nibbles, &held)?
+                pass.propagate(t, round, frontier, batches, &nibbles, &held, ex)?
             };
             let settled: u64 = found.iter().map(Run::entries).sum();
             if round == 0 {
@@ -261,7 +311,7 @@ pub fn build_layer(
                 counts.propagated += settled;
             }
             rounds.push(found);
-            if last_checkpoint.elapsed() >= opts.checkpoint_every {
+            if last_checkpoint.elapsed() >= checkpoint_every {
                 progress.rounds = pass.to_files(t, &mut rounds, &held)?;
                 progress.save(&pass.dir, &mut nibbles)?;
                 observer.checkpoint(n, t, rounds.len());
@@ -288,7 +338,7 @@ pub fn build_layer(
         progress.next_threshold = t - 1;
         progress.rounds.clear();
         let done = std::mem::take(&mut rounds);
-        if last_checkpoint.elapsed() >= opts.checkpoint_every {
+        if last_checkpoint.elapsed() >= checkpoint_every {
             progress.save(&pass.dir, &mut nibbles)?;
             observer.checkpoint(n, t - 1, 0);
             last_checkpoint = Instant::now();
@@ -302,8 +352,14 @@ pub fn build_layer(
         observer.threshold_done(n, t as i8, counts);
     }
     drop(nibbles);
-    let written = pass.write_tables(&progress, write, distances_level)?;
+    let written = pass.write_tables(&progress, write, distances_level, ex)?;
+    observer.exchanged(n, ex.sum(ex.bytes_sent()));
     let _ = std::fs::remove_dir_all(&pass.dir);
+    if !alone && ex.rank() == 0 {
+        let _ = std::fs::remove_dir_all(scratch_dir(db, rules, n));
+    }
+    // Every rank reads this layer's file from the next layers on: wait until it is there.
+    ex.sum(0);
     Ok(written)
 }
 
@@ -352,6 +408,11 @@ struct Pass<'a> {
     dir: PathBuf,
     plan: LeanPlan,
     observer: &'a dyn LeanObserver,
+    /// This rank's share of the layer, in the pass's numbering: `lo..hi`.
+    lo: u64,
+    hi: u64,
+    /// Every rank's share ([`exchange::shares`]).
+    bounds: Vec<u64>,
 }
 
 /// The board of the position numbered `q` in the pass's order.
@@ -371,17 +432,18 @@ impl Pass<'_> {
     /// nibbles), slice by slice.
     fn exits_pass(&self, nib: &mut Nibbles) -> Result<(), StoreError> {
         let n = self.n;
-        let size = index::size(n);
         let lower = lower::LowerFiles::open(&self.db, self.rules, n)?;
         let tmp = self.dir.join("exits.tmp");
         let mut out = ChunkWriter::create(&tmp)?;
         let slice = self.plan.slice_positions;
         let state = nib.as_bytes_mut();
-        let mut start = 0u64;
-        while start < size {
-            let len = slice.min(size - start) as usize;
+        let mut start = self.lo;
+        while start < self.hi {
+            let len = slice.min(self.hi - start) as usize;
             let exits: Vec<AtomicI8> = (0..len).map(|_| AtomicI8::new(NO_EXIT)).collect();
-            let bytes = &mut state[(start / 2) as usize..(start as usize + len).div_ceil(2)];
+            // The share starts at an even position, so the slice starts on a byte.
+            let first = (start - self.lo) as usize;
+            let bytes = &mut state[first / 2..(first + len).div_ceil(2)];
             // Moves: counts to the nibbles, game-over values to the exits, lookups out.
             let mut lookups: Vec<u64> = bytes
                 .par_chunks_mut(SUB / 2)
@@ -455,7 +517,7 @@ impl Pass<'_> {
         let path = self.dir.join("exits.bin");
         let mut reader = ChunkReader::open(&path)?;
         let (win, lose) = (t as i8 as u8, (-(t as i8)) as u8);
-        let mut first = 0u64;
+        let mut first = self.lo;
         loop {
             let mut group = Vec::with_capacity(EXIT_GROUP);
             while group.len() < EXIT_GROUP {
@@ -493,10 +555,11 @@ impl Pass<'_> {
                             hits &= hits - 1;
                             let k = 64 * b + j;
                             let q = s + k as u64;
+                            let local = q - self.lo;
                             let settled = if raw[k] == win {
-                                (nib.settle(q) == Update::Settled).then_some(false)
+                                (nib.settle(local) == Update::Settled).then_some(false)
                             } else {
-                                (nib.mark_low_exit(q) == Update::Settled).then_some(true)
+                                (nib.mark_low_exit(local) == Update::Settled).then_some(true)
                             };
                             if let Some(lost) = settled {
                                 found.push(Settled::new(&board_at(n, q), lost));
@@ -511,62 +574,70 @@ impl Pass<'_> {
                 spill.push(f)?;
             }
         }
-        if first != index::size(n) {
+        if first != self.hi {
             return Err(StoreError::Corrupted {
                 path,
-                what: format!("holds {first} exits, the layer has {}", index::size(n)),
+                what: format!(
+                    "holds {} exits, this share of the layer has {}",
+                    first - self.lo,
+                    self.hi - self.lo
+                ),
             });
         }
         spill.finish()
     }
 
     /// Round `round` of threshold `t`: the parents that the positions of `frontier`
-    /// decide.
+    /// decide. Parents in another rank's share are sent to it, a batch of the frontier at
+    /// a time (`batches` in all, the same on every rank), and this rank applies what the
+    /// others send.
+    #[allow(clippy::too_many_arguments)]
     fn propagate(
         &self,
         t: u32,
         round: u32,
         frontier: &[Run],
+        batches: u64,
         nib: &Nibbles,
         held: &AtomicU64,
+        ex: &dyn Exchange,
     ) -> Result<Vec<Run>, StoreError> {
         let spill = Spiller::new(self, t, round, held);
-        let process = |batch: &[Settled]| -> Result<(), StoreError> {
-            let found: Vec<Vec<Settled>> = batch
-                .par_chunks(4096)
-                .map(|chunk| self.parents(chunk, nib))
-                .collect();
-            for f in found {
-                self.observer.advance(f.len() as u64);
-                spill.push(f)?;
-            }
-            Ok(())
+        let ranks = ex.ranks();
+        let mut feed = Feed {
+            dir: &self.dir,
+            runs: frontier,
+            next: 0,
+            at: 0,
+            reader: None,
         };
         let mut batch: Vec<Settled> = Vec::with_capacity(FRONTIER_BATCH);
-        for run in frontier {
-            let file = match run {
-                Run::Memory(entries) => {
-                    for part in entries.chunks(FRONTIER_BATCH) {
-                        process(part)?;
-                    }
-                    continue;
-                }
-                Run::File(f) => f,
-            };
-            let mut reader = RunReader::open(&self.dir.join(&file.file))?;
-            loop {
-                let next = reader.next_entry()?;
-                if let Some(e) = next {
-                    batch.push(e.settled);
-                }
-                if batch.len() == FRONTIER_BATCH || (next.is_none() && !batch.is_empty()) {
-                    process(&batch)?;
-                    batch.clear();
-                }
-                if next.is_none() {
-                    break;
+        for _ in 0..batches {
+            feed.fill(&mut batch, FRONTIER_BATCH)?;
+            let results: Vec<(Vec<Settled>, Vec<Vec<u64>>)> = batch
+                .par_chunks(4096)
+                .map(|chunk| self.parents(chunk, nib, ranks))
+                .collect();
+            let mut outgoing = vec![Vec::new(); ranks];
+            for (found, out) in results {
+                self.observer.advance(found.len() as u64);
+                spill.push(found)?;
+                for (to, o) in outgoing.iter_mut().zip(out) {
+                    to.extend(o);
                 }
             }
+            if ranks > 1 {
+                let incoming = ex.all_to_all(&outgoing);
+                let found: Vec<Vec<Settled>> = incoming
+                    .par_chunks(4096)
+                    .map(|c| self.apply_sent(c, nib))
+                    .collect::<Result<_, _>>()?;
+                for f in found {
+                    self.observer.advance(f.len() as u64);
+                    spill.push(f)?;
+                }
+            }
+            batch.clear();
         }
         spill.finish()
     }
@@ -602,37 +673,61 @@ impl Pass<'_> {
         Ok(listed)
     }
 
-    /// The parents that `children` settle: each parent's number is gathered and its
-    /// nibble prefetched a batch at a time, as in the in-memory pass.
-    fn parents(&self, children: &[Settled], nib: &Nibbles) -> Vec<Settled> {
+    /// The parents that `children` settle in this rank's share, and the updates for the
+    /// other ranks' shares (each a parent's key and whether the child lost, as a
+    /// [`Settled`]'s bits). A batch of parents' numbers is gathered and their nibbles
+    /// prefetched before any is updated, as in the in-memory pass.
+    fn parents(
+        &self,
+        children: &[Settled],
+        nib: &Nibbles,
+        ranks: usize,
+    ) -> (Vec<Settled>, Vec<Vec<u64>>) {
         let mut found = Vec::new();
+        let mut out = vec![Vec::new(); ranks];
         let mut batch: Vec<(u64, Board, bool)> = Vec::with_capacity(PREFETCH_BATCH + 64);
-        let apply = |batch: &mut Vec<(u64, Board, bool)>, found: &mut Vec<Settled>| {
-            for &(q, parent, child_lost) in batch.iter() {
-                let (update, lost) = if child_lost {
-                    (nib.settle(q), false)
-                } else {
-                    (nib.count_down(q), true)
-                };
-                if update == Update::Settled {
-                    found.push(Settled::new(&parent, lost));
-                }
-            }
-            batch.clear();
-        };
         for &child in children {
             let lost = child.lost();
             unsow(self.rules, &child.board(), |parent| {
                 let q = number_of(&parent);
-                nib.prefetch(q);
-                batch.push((q, parent, lost));
+                if (self.lo..self.hi).contains(&q) {
+                    nib.prefetch(q - self.lo);
+                    batch.push((q - self.lo, parent, lost));
+                } else {
+                    let to = exchange::owner(&self.bounds, q);
+                    out[to].push(Settled::new(&parent, lost).0);
+                }
             });
             if batch.len() >= PREFETCH_BATCH {
-                apply(&mut batch, &mut found);
+                apply_updates(&mut batch, nib, &mut found);
             }
         }
-        apply(&mut batch, &mut found);
-        found
+        apply_updates(&mut batch, nib, &mut found);
+        (found, out)
+    }
+
+    /// Applies updates another rank sent (see [`Pass::parents`]).
+    fn apply_sent(&self, sent: &[u64], nib: &Nibbles) -> Result<Vec<Settled>, StoreError> {
+        let mut found = Vec::new();
+        let mut batch: Vec<(u64, Board, bool)> = Vec::with_capacity(PREFETCH_BATCH + 64);
+        for &bits in sent {
+            let update = Settled(bits);
+            let key = update.key();
+            let q = valid_key(self.n, key)
+                .then(|| number_of(&settled::board_of(key)))
+                .filter(|q| (self.lo..self.hi).contains(q))
+                .ok_or_else(|| StoreError::Corrupted {
+                    path: self.dir.clone(),
+                    what: "another rank sent a position outside this rank's share".into(),
+                })?;
+            nib.prefetch(q - self.lo);
+            batch.push((q - self.lo, update.board(), update.lost()));
+            if batch.len() >= PREFETCH_BATCH {
+                apply_updates(&mut batch, nib, &mut found);
+            }
+        }
+        apply_updates(&mut batch, nib, &mut found);
+        Ok(found)
     }
 
     /// One run for threshold `t` from its rounds' runs, each entry keyed by its index
@@ -710,21 +805,29 @@ impl Pass<'_> {
         progress: &Checkpoint,
         write: WriteOptions,
         distances_level: i32,
-    ) -> Result<WrittenLayer, StoreError> {
+        ex: &dyn Exchange,
+    ) -> Result<Option<WrittenLayer>, StoreError> {
         let n = self.n;
         let size = index::size(n);
-        let mut values_out =
-            TableWriter::create(&self.db, self.rules, n, TableKind::Values, write)?;
-        let mut rounds_out = TableWriter::create(
-            &self.db,
-            self.rules,
-            n,
-            TableKind::Distances,
-            WriteOptions {
-                zstd_level: distances_level,
-                ..write
-            },
-        )?;
+        // Rank 0 writes; every rank's positions reach it by a bitwise OR of the ranges,
+        // since each position settled in one rank only (and endless play is 0 in all).
+        let root = ex.rank() == 0;
+        let mut outputs = if root {
+            let values = TableWriter::create(&self.db, self.rules, n, TableKind::Values, write)?;
+            let rounds = TableWriter::create(
+                &self.db,
+                self.rules,
+                n,
+                TableKind::Distances,
+                WriteOptions {
+                    zstd_level: distances_level,
+                    ..write
+                },
+            )?;
+            Some((values, rounds))
+        } else {
+            None
+        };
         let mut cursors = Vec::new();
         for (t, f) in &progress.thresholds {
             let source = runs::Source::File(self.dir.join(f));
@@ -751,23 +854,93 @@ impl Pass<'_> {
                     Ok(())
                 })?;
             }
-            for &v in &values[..len] {
-                histogram[store::histogram_bucket(v as i8)] += 1;
+            ex.or_into_root(&mut values[..len]);
+            ex.or_into_root(&mut rounds[..len]);
+            if let Some((values_out, rounds_out)) = &mut outputs {
+                for &v in &values[..len] {
+                    histogram[store::histogram_bucket(v as i8)] += 1;
+                }
+                rounds_out.append(&rounds[..len])?;
+                values_out.append(&values[..len])?;
             }
-            rounds_out.append(&rounds[..len])?;
-            values_out.append(&values[..len])?;
             base = end;
         }
         if let Some((_, _, path)) = cursors.iter().find(|(_, c, _)| !c.is_done()) {
             return Err(damaged_run(path));
         }
+        let Some((values_out, rounds_out)) = outputs else {
+            return Ok(None);
+        };
         let summary = LayerSummary {
             seeds: n,
             positions: size,
             histogram,
         };
         rounds_out.finish(summary.clone())?;
-        values_out.finish(summary)
+        values_out.finish(summary).map(Some)
+    }
+}
+
+/// Applies a batch of (nibble, parent, child lost) updates, emptying it: a child in `L`
+/// puts its parent in `W`; a child in `W` counts its parent down, and the last way out
+/// with a low exit puts it in `L`.
+fn apply_updates(batch: &mut Vec<(u64, Board, bool)>, nib: &Nibbles, found: &mut Vec<Settled>) {
+    for &(i, parent, child_lost) in batch.iter() {
+        let (update, lost) = if child_lost {
+            (nib.settle(i), false)
+        } else {
+            (nib.count_down(i), true)
+        };
+        if update == Update::Settled {
+            found.push(Settled::new(&parent, lost));
+        }
+    }
+    batch.clear();
+}
+
+/// Reads a round's runs, a batch at a time.
+struct Feed<'a> {
+    dir: &'a Path,
+    runs: &'a [Run],
+    /// The run being read, and where in it (for a run in memory).
+    next: usize,
+    at: usize,
+    reader: Option<RunReader>,
+}
+
+impl Feed<'_> {
+    /// Appends up to `max − batch.len()` next entries to `batch`.
+    fn fill(&mut self, batch: &mut Vec<Settled>, max: usize) -> Result<(), StoreError> {
+        while batch.len() < max && self.next < self.runs.len() {
+            match &self.runs[self.next] {
+                Run::Memory(entries) => {
+                    let take = (max - batch.len()).min(entries.len() - self.at);
+                    batch.extend_from_slice(&entries[self.at..self.at + take]);
+                    self.at += take;
+                    if self.at == entries.len() {
+                        self.next += 1;
+                        self.at = 0;
+                    }
+                }
+                Run::File(f) => {
+                    if self.reader.is_none() {
+                        self.reader = Some(RunReader::open(&self.dir.join(&f.file))?);
+                    }
+                    let reader = self.reader.as_mut().expect("just opened");
+                    while batch.len() < max {
+                        match reader.next_entry()? {
+                            Some(e) => batch.push(e.settled),
+                            None => {
+                                self.reader = None;
+                                self.next += 1;
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 }
 
