@@ -200,7 +200,6 @@ pub fn memory_needed(n: u32) -> u64 {
 
 /// Peak memory of the lean pass for layer `n` ([`lean::LeanPlan::total_bytes`]).
 pub fn lean_memory_needed(n: u32, opts: &LeanOptions) -> u64 {
-    // The plan counts the worker threads, so ask inside the pool that will run it.
     lean::plan(n, opts).total_bytes()
 }
 
@@ -232,30 +231,38 @@ pub(crate) fn free_disk(dir: &Path) -> Option<u64> {
     Some(stat.f_bavail as u64 * stat.f_frsize as u64)
 }
 
-/// Free disk space a layer needs: the lean pass's plan, or the in-memory pass's two
-/// files (at most a byte a position for both, by the sizes measured up to layer 24).
-fn disk_needed(pass: Pass, n: u32, opts: &LeanOptions) -> u64 {
-    match pass {
-        Pass::Lean => lean::plan(n, opts).disk_bytes,
-        Pass::InMemory => index::size(n) + (1 << 20),
+/// Free disk space a layer needs, by folder: the tables (at most a byte a position for
+/// both, by the sizes measured up to layer 24) in the database folder, and the lean pass's
+/// scratch files where they go (with the tables when that is the database folder).
+fn disk_needed(opts: &BuildOptions, pass: Pass, n: u32) -> Vec<(PathBuf, u64)> {
+    let tables = index::size(n) + (1 << 20);
+    let db = store::rules_dir(&opts.db, opts.rules);
+    match (pass, &opts.lean.scratch) {
+        (Pass::InMemory, _) => vec![(db, tables)],
+        (Pass::Lean, None) => vec![(db, lean::plan(n, &opts.lean).disk_bytes)],
+        (Pass::Lean, Some(root)) => {
+            let scratch = lean::plan(n, &opts.lean).disk_bytes.saturating_sub(tables);
+            vec![(db, tables), (root.clone(), scratch)]
+        }
     }
 }
 
 fn check_disk(opts: &BuildOptions, pass: Pass, n: u32) -> Result<(), BuildError> {
-    let dir = store::rules_dir(&opts.db, opts.rules);
-    let need = disk_needed(pass, n, &opts.lean);
-    match free_disk(&dir) {
-        Some(free) if free < need => {
-            const GIB: f64 = (1u64 << 30) as f64;
-            Err(BuildError::DiskFull {
-                seeds: n,
-                dir,
-                need_gib: need as f64 / GIB,
-                free_gib: free as f64 / GIB,
-            })
+    for (dir, need) in disk_needed(opts, pass, n) {
+        let _ = std::fs::create_dir_all(&dir);
+        if let Some(free) = free_disk(&dir) {
+            if free < need {
+                const GIB: f64 = (1u64 << 30) as f64;
+                return Err(BuildError::DiskFull {
+                    seeds: n,
+                    dir,
+                    need_gib: need as f64 / GIB,
+                    free_gib: free as f64 / GIB,
+                });
+            }
         }
-        _ => Ok(()),
     }
+    Ok(())
 }
 
 /// A "Key: N kB" line of a /proc file, in bytes.
@@ -298,6 +305,7 @@ pub fn build(
     pool.install(|| build_in_pool(opts, observer, &lean::Alone))
 }
 
+#[cfg(feature = "mpi")]
 /// [`build`] as one rank of a partitioned build (every layer with the lean pass): every
 /// rank calls this with the same options; rank 0 holds the lock and writes the files.
 pub(crate) fn build_partitioned(
@@ -309,7 +317,10 @@ pub(crate) fn build_partitioned(
         pass: PassChoice::Lean,
         ..opts.clone()
     };
-    let need = |n: u32| lean_memory_needed(n, &opts.lean);
+    // Each rank holds its share of a layer.
+    let ranks = ex.ranks() as u64;
+    let need =
+        |n: u32| lean::plan_share(n, index::size(n).div_ceil(ranks), &opts.lean).total_bytes();
     let folder = store::rules_dir(&opts.db, opts.rules);
     let (pool, _lock) = if ex.rank() == 0 {
         let (pool, lock) = prepare(&opts, need, &folder)?;

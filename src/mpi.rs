@@ -7,10 +7,11 @@
 //! file system: the layers are written once and read by every rank). In every round of
 //! propagation each rank un-sows its share of the frontier; parents in other shares are
 //! sent in one all-to-all exchange per batch of the frontier (the bulk-synchronous rounds
-//! of the issue), and the rounds end together (a sum over the ranks). At the end of a layer
-//! every range of positions is combined on rank 0 (a bitwise OR: each position settled in
-//! one rank only) and rank 0 writes the files, as a single process does. So the files are
-//! the same, byte for byte, for any number of ranks.
+//! of the issue), and the rounds end together (a maximum over the ranks). At the end of a
+//! layer, range by range, every rank sends rank 0 the positions of the range it settled
+//! (index, value and round in 8 bytes; each position settled in one rank only) and rank 0
+//! writes the files, as a single process does. So the files are the same, byte for byte,
+//! for any number of ranks.
 //!
 //! A rank that fails makes the caller abort the job ([`Cluster::abort`]); the layer being
 //! built never reaches its final name, and running the same command again resumes at the
@@ -181,14 +182,32 @@ impl Exchange for Cluster {
         most
     }
 
-    fn or_into_root(&self, buf: &mut [u8]) {
+    fn gather_to_root(&self, send: &[u64]) -> Vec<u64> {
         let root = self.world.process_at_rank(0);
+        let count = i32::try_from(send.len()).expect("a range under 2^31 entries");
         if self.rank() == 0 {
-            let mine = buf.to_vec();
-            root.reduce_into_root(&mine[..], buf, SystemOperation::bitwise_or());
+            let mut counts = vec![0i32; self.ranks()];
+            root.gather_into_root(&count, &mut counts[..]);
+            let displs: Vec<i32> = counts
+                .iter()
+                .scan(0i32, |at, &n| {
+                    let d = *at;
+                    *at += n;
+                    Some(d)
+                })
+                .collect();
+            let total: usize = counts.iter().map(|&c| c as usize).sum();
+            let mut all = vec![0u64; total];
+            {
+                let mut into = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
+                root.gather_varcount_into_root(send, &mut into);
+            }
+            all
         } else {
-            root.reduce_into(&buf[..], SystemOperation::bitwise_or());
-            self.count(buf.len());
+            root.gather_into(&count);
+            root.gather_varcount_into(send);
+            self.count(4 + 8 * send.len());
+            Vec::new()
         }
     }
 

@@ -71,6 +71,7 @@ fn the_lean_pass_with_a_tiny_buffer_writes_the_same_files() {
                 } else {
                     LeanOptions::default().checkpoint_every
                 },
+                ..LeanOptions::default()
             },
             ..BuildOptions::new(lean.path(), rules, TOP)
         };

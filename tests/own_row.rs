@@ -345,15 +345,12 @@ mod files {
 
     fn options(db: &std::path::Path, max_seeds: u32) -> BuildOptions {
         BuildOptions {
-            db: db.to_path_buf(),
-            rules: Rules::ABAPA,
-            max_seeds,
             threads: Some(2),
-            memory_limit: None,
             write: WriteOptions {
                 block_size: 1000,
                 zstd_level: 3,
             },
+            ..BuildOptions::new(db, Rules::ABAPA, max_seeds)
         }
     }
 

@@ -17,6 +17,7 @@ use awari::store::{
 #[derive(Default)]
 struct SeenLayers(std::sync::Mutex<Vec<u32>>);
 impl awari::solve::SolveObserver for SeenLayers {}
+impl awari::solve::lean::LeanObserver for SeenLayers {}
 impl build::BuildObserver for SeenLayers {
     fn layer_done(&self, r: &build::LayerReport) {
         self.0.lock().unwrap().push(r.seeds);
@@ -39,15 +40,12 @@ fn expected() -> &'static [Vec<i8>] {
 
 fn options(db: &Path, max_seeds: u32, block_size: u32, threads: Option<usize>) -> BuildOptions {
     BuildOptions {
-        db: db.to_path_buf(),
-        rules: RULES,
-        max_seeds,
         threads,
-        memory_limit: None,
         write: WriteOptions {
             block_size,
             ..WriteOptions::default()
         },
+        ..BuildOptions::new(db, RULES, max_seeds)
     }
 }
 

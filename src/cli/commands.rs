@@ -266,9 +266,12 @@ fn lean_options(args: &LeanArgs) -> Result<(PassChoice, LeanOptions)> {
         bail!("--checkpoint-minutes must be a number of minutes, 0 or more");
     }
     lean.checkpoint_every = std::time::Duration::from_secs_f64(minutes * 60.0);
+    lean.scratch = args.scratch.clone();
     Ok((pass, lean))
 }
 
+// One argument per flag of the build command, as clap hands them over.
+#[allow(clippy::too_many_arguments)]
 fn cmd_build(
     db: DbArgs,
     max_seeds: u32,
@@ -295,6 +298,7 @@ fn cmd_build(
     let progress = BuildProgress::new(!quiet);
     let building = progress.building.clone();
     let (db_dir, rules_for_handler) = (db.db.clone(), rules);
+    let lean_for_handler = opts.lean.clone();
     // Ctrl-C: say what was lost and how to go on. Layers already on disk are whole (each is
     // renamed into place when complete); the one being built is dropped with its temporary
     // files, and the same command resumes there.
@@ -306,7 +310,7 @@ fn cmd_build(
             for kind in [TableKind::Values, TableKind::Distances] {
                 let _ = std::fs::remove_file(temporary_path(&db_dir, rules_for_handler, n, kind));
             }
-            let scratch = awari::solve::lean::scratch_dir(&db_dir, rules_for_handler, n);
+            let scratch = lean_for_handler.scratch_for(&db_dir, rules_for_handler, n);
             if scratch.exists() {
                 eprintln!("\ninterrupted while building layer {n}; layers below it are whole on disk, and the same command resumes layer {n} from its last checkpoint in {}", scratch.display());
             } else {

@@ -68,6 +68,10 @@ pub struct LeanArgs {
     /// `--features mpi`.
     #[arg(long, conflicts_with = "in_memory")]
     pub mpi: bool,
+    /// Where the lean pass keeps its scratch files (default: under the database folder);
+    /// with --mpi on a cluster, a disk local to each node.
+    #[arg(long)]
+    pub scratch: Option<std::path::PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]

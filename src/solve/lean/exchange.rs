@@ -18,9 +18,8 @@ pub(crate) trait Exchange: Sync {
     fn sum(&self, x: u64) -> u64;
     /// The largest `x` of any rank, on every rank.
     fn max(&self, x: u64) -> u64;
-    /// The bitwise OR of every rank's `buf`, into rank 0's `buf` (the others' are left as
-    /// they were).
-    fn or_into_root(&self, buf: &mut [u8]);
+    /// Every rank's `send`, concatenated in rank order, on rank 0 (empty on the others).
+    fn gather_to_root(&self, send: &[u64]) -> Vec<u64>;
     /// Bytes this rank has sent to other ranks so far.
     fn bytes_sent(&self) -> u64;
 }
@@ -44,7 +43,9 @@ impl Exchange for Alone {
     fn max(&self, x: u64) -> u64 {
         x
     }
-    fn or_into_root(&self, _buf: &mut [u8]) {}
+    fn gather_to_root(&self, send: &[u64]) -> Vec<u64> {
+        send.to_vec()
+    }
     fn bytes_sent(&self) -> u64 {
         0
     }

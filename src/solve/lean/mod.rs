@@ -84,8 +84,8 @@ const MIN_BUFFER: u64 = 1 << 16;
 /// Bytes a settled entry takes in the frontier buffer.
 const ENTRY_BYTES: u64 = 8;
 
-/// How the lean pass uses memory and checkpoints.
-#[derive(Clone, Copy, Debug)]
+/// How the lean pass uses memory, disk and checkpoints.
+#[derive(Clone, Debug)]
 pub struct LeanOptions {
     /// Bytes for the frontier buffers and the exits pass's lookups. None: 0.12 bytes per
     /// position of the layer, at least 16 MiB: what is left of the 0.75 bytes a position
@@ -94,6 +94,9 @@ pub struct LeanOptions {
     /// Save a checkpoint after a round once this long has passed since the last one.
     /// Checkpoints after the exits pass and after every threshold are always taken.
     pub checkpoint_every: Duration,
+    /// Where the scratch folders go (`<scratch>/<rules>/lean-NN/`). None: under the
+    /// database folder. On a cluster, a disk local to each node.
+    pub scratch: Option<PathBuf>,
 }
 
 impl Default for LeanOptions {
@@ -101,6 +104,18 @@ impl Default for LeanOptions {
         LeanOptions {
             buffer_bytes: None,
             checkpoint_every: Duration::from_secs(300),
+            scratch: None,
+        }
+    }
+}
+
+impl LeanOptions {
+    /// The scratch folder of layer `n`: under [`LeanOptions::scratch`] if set, else
+    /// [`scratch_dir`].
+    pub fn scratch_for(&self, db: &Path, rules: Rules, n: u32) -> PathBuf {
+        match &self.scratch {
+            Some(root) => root.join(rules.name()).join(format!("lean-{n:02}")),
+            None => scratch_dir(db, rules, n),
         }
     }
 }
@@ -110,7 +125,7 @@ impl Default for LeanOptions {
 pub struct LeanPlan {
     /// The layer.
     pub seeds: u32,
-    /// Its positions.
+    /// The positions this process holds: the layer, or a rank's share of it.
     pub positions: u64,
     /// The nibbles: half a byte a position.
     pub state_bytes: u64,
@@ -139,7 +154,12 @@ const DISK_BYTES_PER_POSITION: f64 = 3.5;
 
 /// The plan for layer `n`.
 pub fn plan(n: u32, opts: &LeanOptions) -> LeanPlan {
-    let positions = index::size(n);
+    plan_share(n, index::size(n), opts)
+}
+
+/// The plan of one rank holding `positions` of layer `n` (all of them for a single
+/// process): the nibbles, the default buffer and the disk scale with the share.
+pub fn plan_share(n: u32, positions: u64, opts: &LeanOptions) -> LeanPlan {
     let buffer_bytes = opts
         .buffer_bytes
         .unwrap_or((positions * 3 / 25).max(16 << 20))
@@ -166,7 +186,7 @@ pub fn plan(n: u32, opts: &LeanOptions) -> LeanPlan {
     }
 }
 
-/// The scratch folder of layer `n`.
+/// The default scratch folder of layer `n`, under the database folder.
 pub fn scratch_dir(db: &Path, rules: Rules, n: u32) -> PathBuf {
     store::rules_dir(db, rules).join(format!("lean-{n:02}"))
 }
@@ -224,15 +244,16 @@ pub(crate) fn build_layer_with(
     observer: &dyn LeanObserver,
     ex: &dyn Exchange,
 ) -> Result<Option<WrittenLayer>, StoreError> {
-    let plan = plan(n, opts);
-    observer.lean_plan(&plan);
     let bounds = exchange::shares(index::size(n), ex.ranks());
     let (lo, hi) = (bounds[ex.rank()], bounds[ex.rank() + 1]);
+    let plan = plan_share(n, hi - lo, opts);
+    observer.lean_plan(&plan);
     let alone = ex.ranks() == 1;
     let dir = if alone {
-        scratch_dir(db, rules, n)
+        opts.scratch_for(db, rules, n)
     } else {
-        scratch_dir(db, rules, n).join(format!("rank-{}", ex.rank()))
+        opts.scratch_for(db, rules, n)
+            .join(format!("rank-{}", ex.rank()))
     };
     let pass = Pass {
         rules,
@@ -355,8 +376,9 @@ pub(crate) fn build_layer_with(
     let written = pass.write_tables(&progress, write, distances_level, ex)?;
     observer.exchanged(n, ex.sum(ex.bytes_sent()));
     let _ = std::fs::remove_dir_all(&pass.dir);
-    if !alone && ex.rank() == 0 {
-        let _ = std::fs::remove_dir_all(scratch_dir(db, rules, n));
+    if !alone {
+        // The layer's folder, once empty (ranks on other nodes have their own).
+        let _ = std::fs::remove_dir(opts.scratch_for(db, rules, n));
     }
     // Every rank reads this layer's file from the next layers on: wait until it is there.
     ex.sum(0);
@@ -455,7 +477,7 @@ impl Pass<'_> {
                     let end = first + exits.len() as u64;
                     for (q, swapped) in index::walk(n, first, end) {
                         let k = (q - first) as usize;
-                        let slot = (q - start) << 0;
+                        let slot = q - start;
                         match self.rules.turn(&swapped.swapped()) {
                             Turn::GameOver { value } => {
                                 exits[k].store(value, Relaxed);
@@ -809,8 +831,8 @@ impl Pass<'_> {
     ) -> Result<Option<WrittenLayer>, StoreError> {
         let n = self.n;
         let size = index::size(n);
-        // Rank 0 writes; every rank's positions reach it by a bitwise OR of the ranges,
-        // since each position settled in one rank only (and endless play is 0 in all).
+        // Rank 0 writes; every rank sends it the positions it settled, range by range
+        // (endless play, value 0, is what is left).
         let root = ex.rank() == 0;
         let mut outputs = if root {
             let values = TableWriter::create(&self.db, self.rules, n, TableKind::Values, write)?;
@@ -850,12 +872,31 @@ impl Pass<'_> {
                         .checked_sub(base)
                         .ok_or_else(|| damaged_run(path))?;
                     values[i as usize] = if e.settled.lost() { -*t } else { *t } as u8;
-                    rounds[i as usize] = e.round.min(DISTANCE_SATURATED);
+                    rounds[i as usize] = e.round;
                     Ok(())
                 })?;
             }
-            ex.or_into_root(&mut values[..len]);
-            ex.or_into_root(&mut rounds[..len]);
+            if ex.ranks() > 1 {
+                // Rank 0 gets every rank's settled positions of the range: the offset in
+                // the range, the value and the round, 8 bytes each.
+                let mut mine = Vec::new();
+                for (i, (&v, &r)) in values[..len].iter().zip(&rounds[..len]).enumerate() {
+                    if v != 0 {
+                        mine.push((i as u64) << 16 | u64::from(v) << 8 | u64::from(r));
+                    }
+                }
+                for packed in ex.gather_to_root(&mine) {
+                    let i = (packed >> 16) as usize;
+                    if i >= len {
+                        return Err(StoreError::Corrupted {
+                            path: self.dir.clone(),
+                            what: "another rank sent a position outside the range".into(),
+                        });
+                    }
+                    values[i] = (packed >> 8) as u8;
+                    rounds[i] = packed as u8;
+                }
+            }
             if let Some((values_out, rounds_out)) = &mut outputs {
                 for &v in &values[..len] {
                     histogram[store::histogram_bucket(v as i8)] += 1;
