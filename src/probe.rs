@@ -35,12 +35,6 @@ pub enum ProbeError {
         /// The database folder.
         dir: PathBuf,
     },
-    /// The layer of the board is beyond what the build can make.
-    #[error("layer {seeds} ({seeds} seeds on the board) is beyond what this program can build (at most {max} seeds)", max = crate::solve::MAX_SOLVABLE_SEEDS)]
-    LayerTooLarge {
-        /// The layer.
-        seeds: u32,
-    },
     /// A file could not be read, or is damaged.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -312,9 +306,6 @@ impl Database {
     }
 
     fn layer_or_missing(&self, seeds: u32) -> Result<&LayerFile, ProbeError> {
-        if self.layer(seeds).is_none() && seeds > crate::solve::MAX_SOLVABLE_SEEDS {
-            return Err(ProbeError::LayerTooLarge { seeds });
-        }
         self.layer(seeds).ok_or_else(|| ProbeError::LayerMissing {
             seeds,
             rules: self.rules,

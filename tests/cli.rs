@@ -998,10 +998,15 @@ fn bad_input_gets_one_error_line_and_a_non_zero_exit() {
             &["probe", "13 0 0 0 0 0 0 0 0 0 0 0"],
             &["layer 13", "awari build --rules awari --max-seeds 13"],
         ),
-        // A layer beyond what the solver can build: no build advice that cannot be followed.
+        // Layer 48: the solver builds every layer (memory permitting), so the advice is the
+        // build command.
         (
             &["pv", "4 4 4 4 4 4 4 4 4 4 4 4"],
-            &["layer 48", "beyond what this program can build"],
+            &[
+                "layer 48",
+                "is not built",
+                "awari build --rules awari --max-seeds 48",
+            ],
         ),
         // Rules presets.
         (

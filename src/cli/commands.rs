@@ -831,9 +831,9 @@ fn cmd_verify(args: DbArgs, layers: Option<LayerRange>, sample: Option<u64>) -> 
         bail!("--sample must be at least 1");
     }
     let what = if sample.is_some() {
-        "sampled"
+        " sampled"
     } else {
-        "checksums ok"
+        ", checksums ok"
     };
     let report = |c: &awari::verify::LayerCheck| {
         let distances = match (c.distances_checked, c.distance_faults) {
@@ -843,7 +843,7 @@ fn cmd_verify(args: DbArgs, layers: Option<LayerRange>, sample: Option<u64>) -> 
         };
         if c.mismatches == 0 {
             say!(
-                "layer {:>2}: {} positions {what}, every value equals the best of its moves{distances}",
+                "layer {:>2}: {} positions{what}, every value equals the best of its moves{distances}",
                 c.seeds,
                 c.positions
             );
