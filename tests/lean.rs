@@ -233,7 +233,7 @@ fn the_build_chooses_the_lean_pass_above_the_memory_limit() {
     let dir = scratch();
     // 0.05 GiB: layer 15 needs 41 MB in memory, layer 16 70 MB.
     let out = awari()
-        .args(["build", "-q", "--max-seeds", "16", "--memory-limit", "0.05"])
+        .args(["build", "--max-seeds", "16", "--memory-limit", "0.05"])
         .args(["--lean-buffer-mib", "1", "--db"])
         .arg(dir.path())
         .output()

@@ -24,6 +24,8 @@ pub struct BuildProgress {
     pub building: Arc<AtomicU32>,
     /// The pass of the last layer built (0: none yet, 1: in memory, 2: lean).
     last_pass: AtomicU8,
+    /// `-q`: no bars, and no word on the in-memory pass (the lean pass is always said).
+    quiet: bool,
 }
 
 impl BuildProgress {
@@ -53,6 +55,7 @@ impl BuildProgress {
             table_started: AtomicBool::new(false),
             building: Arc::new(AtomicU32::new(NO_LAYER)),
             last_pass: AtomicU8::new(0),
+            quiet: !show_bar,
         }
     }
 
@@ -162,7 +165,7 @@ impl BuildObserver for BuildProgress {
             Pass::InMemory => 1,
             Pass::Lean => 2,
         };
-        if self.last_pass.swap(code, Relaxed) == code {
+        if self.last_pass.swap(code, Relaxed) == code || (self.quiet && pass == Pass::InMemory) {
             return;
         }
         let why = match pass {
