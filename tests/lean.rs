@@ -105,6 +105,18 @@ fn copy_layers(from: &Path, to: &Path, top: u32) {
     }
 }
 
+/// Waits (polling) until `ready` holds, failing after `limit` or if `child` ends first.
+fn wait_until(child: &mut std::process::Child, limit: Duration, mut ready: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !ready() {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("the build ended ({status}) before it could be killed mid-layer");
+        }
+        assert!(started.elapsed() < limit, "the build never got there");
+        thread::sleep(Duration::from_millis(2));
+    }
+}
+
 fn lean_build(db: &Path, top: u32) -> Command {
     let mut cmd = awari();
     cmd.args(["build", "-q", "--lean", "--checkpoint-minutes", "0"])
@@ -130,21 +142,10 @@ fn a_lean_build_killed_mid_layer_resumes_from_its_checkpoint() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let started = Instant::now();
     // Wait until layer TOP has checkpointed a few thresholds, then kill it.
-    loop {
-        if checkpoint_threshold(dir.path(), TOP).is_some_and(|t| t < TOP - 2) {
-            break;
-        }
-        if let Some(status) = child.try_wait().unwrap() {
-            panic!("the build ended ({status}) before it could be killed mid-layer");
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(300),
-            "no checkpoint"
-        );
-        thread::sleep(Duration::from_millis(5));
-    }
+    wait_until(&mut child, Duration::from_secs(300), || {
+        checkpoint_threshold(dir.path(), TOP).is_some_and(|t| t < TOP - 2)
+    });
     child.kill().unwrap();
     child.wait().unwrap();
     let values = table_path(dir.path(), Rules::AWARI, TOP, TableKind::Values);
@@ -180,14 +181,9 @@ fn damaged_scratch_files_are_a_clear_error() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        let started = Instant::now();
-        while checkpoint_threshold(dir.path(), TOP).is_none() {
-            assert!(
-                started.elapsed() < Duration::from_secs(120),
-                "no checkpoint"
-            );
-            thread::sleep(Duration::from_millis(2));
-        }
+        wait_until(&mut child, Duration::from_secs(120), || {
+            checkpoint_threshold(dir.path(), TOP).is_some()
+        });
         child.kill().unwrap();
         child.wait().unwrap();
         if table_path(dir.path(), Rules::AWARI, TOP, TableKind::Values).exists() {

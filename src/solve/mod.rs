@@ -224,6 +224,39 @@ pub fn solve_layer(
     finish(cells, best_exit)
 }
 
+/// What the exits pass of either pass learns of a position from its moves.
+pub(crate) enum Moves {
+    /// The game is over: its value (an exit worth that).
+    Over(i8),
+    /// This many moves stay in the layer.
+    Stay(u8),
+}
+
+/// The moves of `board` (layer `n`) for an exits pass: `capture(child layer, child index,
+/// seeds captured)` for each capturing move, and what the others say.
+#[inline]
+pub(crate) fn moves_of(
+    rules: Rules,
+    n: u32,
+    board: &Board,
+    mut capture: impl FnMut(u32, u64, u8),
+) -> Moves {
+    match rules.turn(board) {
+        Turn::GameOver { value } => Moves::Over(value),
+        Turn::Moves(moves) => {
+            let mut stays = 0u8;
+            for m in &moves {
+                if m.captured == 0 {
+                    stays += 1;
+                } else {
+                    capture(n - u32::from(m.captured), index::rank(&m.child), m.captured);
+                }
+            }
+            Moves::Stay(stays)
+        }
+    }
+}
+
 /// Pass 1: each position's best exit and its number of in-layer moves. Lower-layer values
 /// are looked up a batch at a time after prefetching, as in propagation.
 fn exits_pass(
@@ -248,25 +281,16 @@ fn exits_pass(
             let mut pending: Vec<(u32, u8, u32, u64)> = Vec::with_capacity(PREFETCH_BATCH + 8);
             for (i, board) in index::walk(n, start, end) {
                 let k = (i - start) as usize;
-                match rules.turn(&board) {
-                    Turn::GameOver { value } => {
+                let moves = moves_of(rules, n, &board, |seeds, idx, captured| {
+                    lower.prefetch(seeds, idx);
+                    pending.push((k as u32, captured, seeds, idx));
+                });
+                match moves {
+                    Moves::Over(value) => {
                         exits[k] = value as u8;
                         cells[k] = cell::unsettled(0);
                     }
-                    Turn::Moves(moves) => {
-                        let mut stays = 0u8;
-                        for m in &moves {
-                            if m.captured == 0 {
-                                stays += 1;
-                            } else {
-                                let seeds = n - u32::from(m.captured);
-                                let idx = index::rank(&m.child);
-                                lower.prefetch(seeds, idx);
-                                pending.push((k as u32, m.captured, seeds, idx));
-                            }
-                        }
-                        cells[k] = cell::unsettled(stays);
-                    }
+                    Moves::Stay(stays) => cells[k] = cell::unsettled(stays),
                 }
                 if pending.len() >= PREFETCH_BATCH {
                     apply_exits(&mut pending, exits, lower);

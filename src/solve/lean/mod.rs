@@ -49,10 +49,12 @@ pub(crate) use self::exchange::{Alone, Exchange};
 use self::nibbles::{Nibbles, Update};
 use self::runs::{Entry, RunReader, RunWriter};
 use super::settled;
-use super::{unsow, Phase, Settled, SolveObserver, ThresholdCounts, PREFETCH_BATCH};
+use super::{
+    moves_of, unsow, Moves, Phase, Settled, SolveObserver, ThresholdCounts, PREFETCH_BATCH,
+};
 use crate::board::Board;
 use crate::index;
-use crate::rules::{Rules, Turn};
+use crate::rules::Rules;
 use crate::store::{
     self, LayerSummary, StoreError, TableKind, TableWriter, WriteOptions, WrittenLayer,
     DISTANCE_SATURATED, HISTOGRAM_LEN,
@@ -478,24 +480,16 @@ impl Pass<'_> {
                     for (q, swapped) in index::walk(n, first, end) {
                         let k = (q - first) as usize;
                         let slot = q - start;
-                        match self.rules.turn(&swapped.swapped()) {
-                            Turn::GameOver { value } => {
+                        let board = swapped.swapped();
+                        let moves = moves_of(self.rules, n, &board, |layer, idx, _| {
+                            found.push(u64::from(layer) << 58 | idx << 20 | slot);
+                        });
+                        match moves {
+                            Moves::Over(value) => {
                                 exits[k].store(value, Relaxed);
                                 nibbles::set_in(bytes, k, 0);
                             }
-                            Turn::Moves(moves) => {
-                                let mut stays = 0u8;
-                                for m in &moves {
-                                    if m.captured == 0 {
-                                        stays += 1;
-                                    } else {
-                                        let layer = u64::from(n - u32::from(m.captured));
-                                        let idx = index::rank(&m.child);
-                                        found.push(layer << 58 | idx << 20 | slot);
-                                    }
-                                }
-                                nibbles::set_in(bytes, k, stays);
-                            }
+                            Moves::Stay(stays) => nibbles::set_in(bytes, k, stays),
                         }
                     }
                     found
