@@ -25,18 +25,25 @@
 //! (a best exit of `t` settles `W`; one of `−t` marks the low exit, and settles `L` when
 //! no in-layer move is left); each later round reads the previous round's runs, un-sows
 //! every entry, and updates the parents' nibbles by compare-and-swap. Newly settled
-//! positions are sorted and spilled as runs when the buffer fills. The runs of a
-//! threshold are merged into one run that keeps each entry's round; at the end the
-//! thresholds' runs are merged in index order into the values and distances files,
-//! block by block. Everything the in-memory pass computes is computed the same way, so
-//! the files are the same, byte for byte.
+//! positions are sorted and kept in memory, or spilled as runs when the buffer fills. The
+//! runs of a threshold become one run that keeps each entry's round, and at the end the
+//! thresholds' runs become the values and distances files, block by block: both merges
+//! read their runs once, a range of positions at a time, placing each entry in a table by
+//! index. Everything the in-memory pass computes is computed the same way, so the files
+//! are the same, byte for byte.
 //!
 //! # Checkpoints
 //!
-//! After the exits pass, after every threshold, and after a round when
+//! After the exits pass, and after a round or a threshold once
 //! [`LeanOptions::checkpoint_every`] has passed, the pass saves the nibbles and a manifest
 //! naming every file it needs (written, synced, then renamed into place). A build that
 //! stops resumes from the last checkpoint; files the checkpoint does not name are removed.
+//!
+//! # Ranks
+//!
+//! The pass can be shared by ranks (`exchange.rs`, and `awari build --mpi`): each owns a
+//! contiguous share of the numbering, sends the parent updates that fall in other shares,
+//! and rank 0 writes the files. A single process is the one-rank case.
 
 mod chunks;
 mod exchange;
