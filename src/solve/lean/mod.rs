@@ -90,6 +90,9 @@ const LOOKUP_BYTES_PER_POSITION: u64 = 6 * 8;
 const PART: u64 = 1 << 20;
 /// The smallest buffer the pass accepts, whatever the options say.
 const MIN_BUFFER: u64 = 1 << 16;
+/// Entries a round's buffer holds beyond its budget: what one task adds at once (the
+/// parents of 4,096 children).
+const SPILL_SLACK: usize = 1 << 16;
 /// Bytes a settled entry takes in the frontier buffer.
 const ENTRY_BYTES: u64 = 8;
 
@@ -1038,6 +1041,11 @@ impl<'a> Spiller<'a> {
     fn push(&self, mut found: Vec<Settled>) -> Result<(), StoreError> {
         let full = {
             let mut buffer = self.buffer.lock().unwrap_or_else(|e| e.into_inner());
+            if buffer.capacity() == 0 {
+                // Its quarter of the budget and room for one more batch's entries, once:
+                // grown by doubling, the buffer would reach twice its budget.
+                buffer.reserve((self.budget / 4) as usize + SPILL_SLACK);
+            }
             buffer.append(&mut found);
             // A quarter of the budget: the next entries fill another quarter while a run
             // is written, and the runs kept in memory take the other half.
@@ -1073,6 +1081,8 @@ impl<'a> Spiller<'a> {
         let len = rest.len() as u64;
         if len > 0 && self.held.load(Relaxed) + len <= self.budget / 2 {
             rest.par_sort_unstable_by_key(|s| s.key());
+            // Kept for the rest of the threshold: only its entries, not the reserve.
+            rest.shrink_to_fit();
             self.held.fetch_add(len, Relaxed);
             self.runs
                 .lock()
