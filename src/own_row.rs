@@ -28,14 +28,13 @@ pub fn own_row_db(db: &Path) -> PathBuf {
     db.join(SUBDIR)
 }
 
-/// Working memory of the own-row solver per position of the layer being solved (exits,
-/// weights, move graph both ways, five bytes per node of the doubled graph: 57 bytes a
-/// position measured at layer 20, so 64 with a margin, since a build that swaps or is
-/// killed for memory hours in is worse than one refused up front), plus two bytes per
-/// position of every lower layer.
+/// Working memory of the own-row solver per position of the layer being solved (each
+/// node's exit and state byte, the first pass's result, the move counts: 7 bytes; the seeds
+/// sorted by exit, 8 bytes a node that has one; about 13 bytes a position measured at layer
+/// 18, so 16), plus two bytes per position of every lower layer, which stay in memory.
 pub fn memory_needed(n: u32) -> u64 {
     let lower = if n == 0 { 0 } else { index::size_up_to(n - 1) };
-    2 * lower + 64 * index::size(n)
+    2 * lower + 16 * index::size(n)
 }
 
 /// The two bounds of a position, for its side to move.

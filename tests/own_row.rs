@@ -334,6 +334,22 @@ fn pairs_are_ordered_and_locally_consistent() {
     }
 }
 
+/// The passes run on many threads with compare-and-swap updates in whatever order the
+/// threads take; the fixpoint, and so every byte, must not depend on it.
+#[test]
+fn one_thread_and_four_give_the_same_pairs() {
+    let solve = |threads: usize, rules: Rules| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("a thread pool")
+            .install(|| solve_all_own_row(rules, 13))
+    };
+    for rules in Rules::ALL {
+        assert!(solve(1, rules) == solve(4, rules), "{rules}");
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // The tables on disk: build, resume, probe, verify, and kinds that cannot be mixed up.
 
@@ -502,5 +518,30 @@ mod cli {
             "{err}"
         );
         assert_eq!(err.lines().count(), 1);
+
+        // The exact build's pass options are refused, not silently ignored.
+        for flags in [
+            &["--lean"][..],
+            &["--in-memory"],
+            &["--mpi"],
+            &["--scratch", "/tmp"],
+            &["--lean-buffer-mib", "64"],
+            &["--checkpoint-minutes", "1"],
+        ] {
+            let out = awari()
+                .args(["build", "--max-seeds", "7"])
+                .args(flags)
+                .args(args)
+                .assert()
+                .failure();
+            let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+            assert_eq!(
+                err.trim_end(),
+                format!(
+                    "error: {} is for the exact tables' build; the own-row build has one pass, in memory",
+                    flags[0]
+                )
+            );
+        }
     }
 }

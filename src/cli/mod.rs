@@ -44,6 +44,9 @@ pub struct DbArgs {
     pub cycles: String,
 }
 
+/// `--checkpoint-minutes` when it is not given.
+const DEFAULT_CHECKPOINT_MINUTES: f64 = 5.0;
+
 /// Which pass builds the layers, and the lean pass's settings.
 #[derive(Args, Debug, Clone)]
 pub struct LeanArgs {
@@ -61,7 +64,7 @@ pub struct LeanArgs {
     pub lean_buffer_mib: Option<f64>,
     /// Minutes between the lean pass's checkpoints within a threshold (it always saves
     /// one after the exits pass and after every threshold); 0 saves after every round.
-    #[arg(long, default_value_t = 5.0)]
+    #[arg(long, default_value_t = DEFAULT_CHECKPOINT_MINUTES)]
     pub checkpoint_minutes: f64,
     /// One rank of an MPI job: run as `mpirun -np P awari build --mpi …`; the ranks share
     /// every layer (the lean pass) and rank 0 writes the files. Needs a build with
@@ -72,6 +75,28 @@ pub struct LeanArgs {
     /// with --mpi on a cluster, a disk local to each node.
     #[arg(long)]
     pub scratch: Option<std::path::PathBuf>,
+}
+
+impl LeanArgs {
+    /// The first of these options that was given: they choose or tune the passes of the
+    /// exact tables' build, and the own-row build, which has one pass, refuses them rather
+    /// than ignore them.
+    pub fn first_given(&self) -> Option<&'static str> {
+        [
+            (self.lean, "--lean"),
+            (self.in_memory, "--in-memory"),
+            (self.mpi, "--mpi"),
+            (self.lean_buffer_mib.is_some(), "--lean-buffer-mib"),
+            (self.scratch.is_some(), "--scratch"),
+            (
+                self.checkpoint_minutes != DEFAULT_CHECKPOINT_MINUTES,
+                "--checkpoint-minutes",
+            ),
+        ]
+        .into_iter()
+        .find(|&(given, _)| given)
+        .map(|(_, flag)| flag)
+    }
 }
 
 #[derive(Subcommand, Debug)]

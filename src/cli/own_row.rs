@@ -39,8 +39,8 @@ pub fn run(command: Command) -> Result<bool> {
             quiet,
             lean,
         } => {
-            if lean.lean {
-                bail!("--lean builds the exact tables; the own-row bounds have no lean pass yet");
+            if let Some(flag) = lean.first_given() {
+                bail!("{flag} is for the exact tables' build; the own-row build has one pass, in memory");
             }
             let opts = super::commands::build_options(
                 &db,

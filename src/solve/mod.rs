@@ -152,7 +152,7 @@ pub(crate) const WORK_BYTES_PER_POSITION: u64 = 2;
 /// `W` (at most 6); once settled it holds the value as an `i8` (−48..=48), which never
 /// collides with `0x80..=0x87`. Packing the counter and the value together makes every
 /// predecessor update a single random access and a single compare-and-swap.
-mod cell {
+pub(crate) mod cell {
     pub const UNSETTLED: u8 = 0x80;
     #[inline]
     pub fn unsettled(counter: u8) -> u8 {
@@ -374,7 +374,7 @@ pub fn solve_all(rules: Rules, max_seeds: u32) -> Vec<Vec<i8>> {
 }
 
 /// The cells as plain bytes, for the phases where one thread owns each part of the layer.
-fn bytes_mut(cells: &mut [AtomicU8]) -> &mut [u8] {
+pub(crate) fn bytes_mut(cells: &mut [AtomicU8]) -> &mut [u8] {
     // SAFETY: AtomicU8 has the same size, alignment and bit validity as u8, and the
     // exclusive borrow rules out any concurrent atomic access while the bytes are in use.
     unsafe { &mut *(cells as *mut [AtomicU8] as *mut [u8]) }
