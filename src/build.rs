@@ -119,12 +119,12 @@ pub enum BuildError {
     #[error("--max-seeds {0} is beyond the 48 seeds of the game")]
     TooManySeeds(u32),
     /// A layer larger than the solver handles.
-    #[error(
-        "layer {seeds} is beyond what this solver builds (at most {MAX_SOLVABLE_SEEDS} seeds)"
-    )]
+    #[error("layer {seeds} is beyond what this solver builds (at most {limit} seeds)")]
     TooLarge {
         /// The layer asked for.
         seeds: u32,
+        /// The largest layer the solver builds.
+        limit: u32,
     },
     /// The largest layer would need more memory than allowed (refused before any work).
     #[error("layer {seeds} needs about {need_gib:.2} GiB of memory to build, over the limit of {limit_gib:.2} GiB; lower --max-seeds or raise --memory-limit")]
@@ -359,6 +359,7 @@ fn prepare_pool(
     if opts.max_seeds > MAX_SOLVABLE_SEEDS {
         return Err(BuildError::TooLarge {
             seeds: opts.max_seeds,
+            limit: MAX_SOLVABLE_SEEDS,
         });
     }
     if let Some(limit) = opts.memory_limit.or_else(physical_memory) {

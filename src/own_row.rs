@@ -12,7 +12,7 @@ use crate::board::{Board, MAX_SEEDS};
 use crate::build::{BuildError, BuildOptions};
 use crate::index;
 use crate::rules::{Rules, Turn};
-use crate::solve::own_row::{solve_layer_own_row, BoundsLayer};
+use crate::solve::own_row::{solve_layer_own_row, BoundsLayer, MAX_OWN_ROW_SEEDS};
 use crate::store::{self, LayerFile, LayerSummary, StoreError, TableKind};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -28,13 +28,14 @@ pub fn own_row_db(db: &Path) -> PathBuf {
     db.join(SUBDIR)
 }
 
-/// Working memory of the own-row solver per position of the layer being solved (each
-/// node's exit and state byte, the first pass's result, the move counts: 7 bytes; the seeds
-/// sorted by exit, 8 bytes a node that has one; about 13 bytes a position measured at layer
-/// 18, so 16), plus two bytes per position of every lower layer, which stay in memory.
+/// Working memory of the own-row solver per position of the layer being solved (the
+/// predecessor lists, each node's exit and state, the first pass's result, the move counts
+/// and the sorted seeds: about 30 bytes, measured below; 36 with a margin, since a build
+/// that swaps or is killed for memory hours in is worse than one refused up front), plus
+/// two bytes per position of every lower layer, which stay in memory.
 pub fn memory_needed(n: u32) -> u64 {
     let lower = if n == 0 { 0 } else { index::size_up_to(n - 1) };
-    2 * lower + 16 * index::size(n)
+    2 * lower + 36 * index::size(n)
 }
 
 /// The two bounds of a position, for its side to move.
@@ -336,6 +337,12 @@ pub fn build_own_row(
     mut on_layer: impl FnMut(&OwnRowLayerReport) + Send,
 ) -> Result<Vec<OwnRowLayerReport>, BuildError> {
     let root = own_row_db(&opts.db);
+    if (MAX_OWN_ROW_SEEDS + 1..=MAX_SEEDS).contains(&opts.max_seeds) {
+        return Err(BuildError::TooLarge {
+            seeds: opts.max_seeds,
+            limit: MAX_OWN_ROW_SEEDS,
+        });
+    }
     let (pool, _lock) =
         crate::build::prepare(opts, memory_needed, &store::rules_dir(&root, opts.rules))?;
     pool.install(|| {

@@ -343,7 +343,7 @@ fn one_thread_and_four_give_the_same_pairs() {
             .num_threads(threads)
             .build()
             .expect("a thread pool")
-            .install(|| solve_all_own_row(rules, 13))
+            .install(|| solve_all_own_row(rules, 12))
     };
     for rules in Rules::ALL {
         assert!(solve(1, rules) == solve(4, rules), "{rules}");

@@ -166,6 +166,20 @@ pub(crate) mod cell {
     pub fn counter(cell: u8) -> u8 {
         cell & 0x07
     }
+    /// Sets an unsettled cell to the value `v`; false if it was settled already (by this
+    /// or another thread).
+    #[inline]
+    pub fn settle(cell: &std::sync::atomic::AtomicU8, v: i8) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        let mut c = cell.load(Relaxed);
+        while is_unsettled(c) {
+            match cell.compare_exchange_weak(c, v as u8, Relaxed, Relaxed) {
+                Ok(_) => return true,
+                Err(now) => c = now,
+            }
+        }
+        false
+    }
 }
 
 /// Values of the layers already solved, by layer then index.
@@ -510,15 +524,7 @@ impl State<'_> {
     /// Sets an unsettled position's value to `v`; false if it was already settled.
     #[inline]
     fn settle(&self, p: usize, v: i8) -> bool {
-        let cell = &self.cells[p];
-        let mut c = cell.load(Relaxed);
-        while cell::is_unsettled(c) {
-            match cell.compare_exchange_weak(c, v as u8, Relaxed, Relaxed) {
-                Ok(_) => return true,
-                Err(now) => c = now,
-            }
-        }
-        false
+        cell::settle(&self.cells[p], v)
     }
 
     /// One more in-layer child of `p` is in `W_t`. If that was the last child outside `W`

@@ -59,12 +59,16 @@
 //! Two reachability games first bound every value ([`reach`]): `lo` (endless play loses
 //! for the protagonist) and `hi` (endless play wins for it). Each is one parallel
 //! retrograde pass of the same kind as the value pass: nodes enter by thresholds, counters
-//! carry over, and predecessors are found by un-sowing, so no move graph is stored. Where
-//! `lo = hi` the value is known. The threshold loop above runs only on the rest, the *open*
-//! nodes ([`open`]), on an explicit graph of them alone; they are few (none in most layers
-//! above 10). Working memory is about 7 bytes a position (each node's exit and state byte,
-//! the first pass's result, the positions' move counts) plus the seeds sorted by exit, 8
-//! bytes a node that has one.
+//! carry over, and each node enters once. Where `lo = hi` the value is known. The threshold
+//! loop above runs only on the rest, the *open* nodes ([`open`]), on an explicit graph of
+//! them alone; they are few (none in most layers above 10).
+//!
+//! Every position thus enters four times (two nodes, two passes) where the value pass
+//! settles it at most once, so the passes walk stored predecessor lists rather than un-sow
+//! boards. Working memory is about 30 bytes a position: the lists (4 bytes a move, 3.3
+//! moves a position at layer 20, and a 4-byte offset), each node's exit and state byte,
+//! the first pass's result, the move counts, and the seeds sorted by exit (4 bytes a node
+//! that has one).
 
 mod open;
 mod reach;
@@ -72,7 +76,7 @@ mod reach;
 use crate::board::Board;
 use crate::index;
 use crate::rules::Rules;
-use crate::solve::{moves_of, prefetch, Moves, PREFETCH_BATCH};
+use crate::solve::{moves_of, prefetch, unsow, Moves, PREFETCH_BATCH};
 use rayon::prelude::*;
 use reach::{reach, NONE_HIGH, NONE_LOW};
 
@@ -94,6 +98,11 @@ pub fn own_row_difference(board: &Board) -> i8 {
 /// Positions per unit of parallel work in the exits pass.
 const CHUNK: usize = 1 << 14;
 
+/// The largest layer the own-row solver handles: its predecessor lists and node numbers
+/// are `u32`, and a layer of up to 25 seeds has fewer than `2^32` in-layer moves (at most
+/// six a position) and nodes. Memory stops this machine earlier (layer 24 needs about 17 GB).
+pub const MAX_OWN_ROW_SEEDS: u32 = 25;
+
 /// Every node's exit, oriented for the protagonist, and every position's in-layer moves.
 struct Exits {
     /// Node `2 · index`: the best exit of P's mover as protagonist, `captured −
@@ -103,6 +112,22 @@ struct Exits {
     exit: Vec<i8>,
     /// How many moves stay in the layer.
     degree: Vec<u8>,
+}
+
+/// A layer's in-layer moves backwards: for each position, the positions with a
+/// non-capturing move to it, one entry a move.
+pub(super) struct Predecessors {
+    /// Where each position's list starts in `list`; one more entry closes the last.
+    start: Vec<u32>,
+    list: Vec<u32>,
+}
+
+impl Predecessors {
+    /// The predecessors of position `index`.
+    #[inline]
+    pub(super) fn of(&self, index: usize) -> &[u32] {
+        &self.list[self.start[index] as usize..self.start[index + 1] as usize]
+    }
 }
 
 /// One pass over the layer: every position's moves, with the lower layers' pairs looked up
@@ -145,6 +170,50 @@ fn exits_pass(rules: Rules, n: u32, lower: &[BoundsLayer]) -> Exits {
     Exits { exit, degree }
 }
 
+/// Chunks of [`CHUNK`] positions un-sown at once by [`predecessors`] before their lists
+/// are appended: this bounds the memory held twice.
+const CHUNKS_PER_BATCH: usize = 256;
+
+/// The predecessor lists of layer `n`, position by position in index order, by un-sowing
+/// each position (no shared writes, so no atomics, and the same lists on any thread count).
+/// `moves` is the layer's number of in-layer moves, the lists' total length.
+fn predecessors(rules: Rules, n: u32, moves: usize) -> Predecessors {
+    let size = index::size(n) as usize;
+    let mut start: Vec<u32> = Vec::with_capacity(size + 1);
+    let mut list: Vec<u32> = Vec::with_capacity(moves);
+    let chunks = size.div_ceil(CHUNK);
+    for first in (0..chunks).step_by(CHUNKS_PER_BATCH) {
+        let parts: Vec<(Vec<u8>, Vec<u32>)> = (first..chunks.min(first + CHUNKS_PER_BATCH))
+            .into_par_iter()
+            .map(|c| {
+                let from = (c * CHUNK) as u64;
+                let to = (from + CHUNK as u64).min(size as u64);
+                let mut counts = Vec::with_capacity((to - from) as usize);
+                let mut parents = Vec::new();
+                for (_, board) in index::walk(n, from, to) {
+                    let before = parents.len();
+                    unsow(rules, &board, |parent| {
+                        parents.push(index::rank(&parent) as u32)
+                    });
+                    counts.push((parents.len() - before) as u8);
+                }
+                (counts, parents)
+            })
+            .collect();
+        for (counts, parents) in parts {
+            let mut at = list.len() as u32;
+            for k in counts {
+                start.push(at);
+                at += u32::from(k);
+            }
+            list.extend(parents);
+        }
+    }
+    assert_eq!(list.len(), moves, "un-sowing finds every in-layer move");
+    start.push(list.len() as u32);
+    Predecessors { start, list }
+}
+
 /// Folds a batch of capturing moves into their nodes' exits, emptying it.
 #[inline]
 fn apply_exits(pending: &mut Vec<(u32, u8, u32, u64)>, exit: &mut [i8], lower: &[BoundsLayer]) {
@@ -160,14 +229,25 @@ fn apply_exits(pending: &mut Vec<(u32, u8, u32, u64)>, exit: &mut [i8], lower: &
 
 /// The pair of bounds of every position of layer `n`, by index. `lower` must hold the pairs
 /// of layers `0..n` for the same rules.
+///
+/// # Panics
+///
+/// If `lower` is short, or `n` is above [`MAX_OWN_ROW_SEEDS`].
 pub fn solve_layer_own_row(rules: Rules, n: u32, lower: &[BoundsLayer]) -> BoundsLayer {
     assert!(lower.len() >= n as usize, "layers below {n} are needed");
+    assert!(
+        n <= MAX_OWN_ROW_SEEDS,
+        "layer {n} is beyond the own-row solver ({MAX_OWN_ROW_SEEDS} seeds)"
+    );
     let Exits { mut exit, degree } = exits_pass(rules, n, lower);
+    let moves: u64 = degree.par_iter().map(|&k| u64::from(k)).sum();
+    assert!(moves < 1 << 32, "layer {n}: fewer than 2^32 in-layer moves");
+    let preds = predecessors(rules, n, moves as usize);
     // The protagonist reaching, then the antagonist (the exits seen from its side).
-    let mut lo = reach(rules, n, &exit, &degree, 0);
+    let mut lo = reach(n, &exit, &degree, &preds, 0);
     exit.par_iter_mut().for_each(|e| *e = -*e);
-    let mut hi = reach(rules, n, &exit, &degree, 1);
-    drop(degree);
+    let mut hi = reach(n, &exit, &degree, &preds, 1);
+    drop((preds, degree));
     exit.par_iter_mut().for_each(|e| *e = -*e);
     hi.par_iter_mut().for_each(|v| *v = -*v);
     let open: Vec<u64> = lo
@@ -195,4 +275,3 @@ pub fn solve_all_own_row(rules: Rules, max_seeds: u32) -> Vec<BoundsLayer> {
     }
     layers
 }
-

@@ -12,19 +12,21 @@
 //!
 //! `R_d ⊆ R_{d−1}`, so, as in the value pass (`crate::solve`), the counters of in-layer
 //! moves not yet leading into `R` carry over from one threshold to the next: each node enters
-//! once, at its value, and each in-layer edge is walked backwards (un-sown) at most once.
-//! Nothing is scanned per threshold: the nodes that enter by their exits alone are sorted
-//! into buckets by exit value once, and a node whose last way out closes while its worst exit
-//! is still below the threshold waits in the bucket of that exit.
+//! once, at its value, and each in-layer edge is walked backwards at most once. Nothing is
+//! scanned per threshold: the nodes that enter by their exits alone are sorted into buckets
+//! by exit value once, and a node whose last way out closes while its worst exit is still
+//! below the threshold waits in the bucket of that exit.
+//!
+//! Each position's node is entered four times (two sides, two passes), so, unlike the value
+//! pass, this one walks a stored list of predecessors ([`Predecessors`], built once per
+//! layer) instead of un-sowing boards: an entry costs a few memory reads and no move logic.
 //!
 //! Nodes are numbered `2 · index + side`: the two nodes of a position share a cache line.
 //! The result does not depend on the order of work, so any thread count gives the same
 //! bytes.
 
-use crate::board::Board;
-use crate::index;
-use crate::rules::Rules;
-use crate::solve::{bytes_mut, cell, prefetch, unsow, Settled, PREFETCH_BATCH};
+use super::Predecessors;
+use crate::solve::{bytes_mut, cell, prefetch, PREFETCH_BATCH};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
@@ -37,18 +39,18 @@ pub(super) const NONE_HIGH: i8 = 127;
 /// Positions per unit of parallel work when sorting the seeds.
 const CHUNK: usize = 1 << 16;
 
-/// A node of the doubled graph as a frontier entry: its board's key, and its side in the
-/// verdict bit of [`Settled`] (set for side 1).
-#[inline]
-fn node_entry(board: &Board, side: usize) -> Settled {
-    Settled::new(board, side == 1)
-}
-
-/// The values of `reach(reacher)` for every node `2 · index + side` of layer `n`, from the
-/// nodes' exits oriented for the reacher (its best on its nodes, [`NONE_LOW`] without one;
-/// the other side's worst for it on the others, [`NONE_HIGH`] without one) and every
-/// position's number of in-layer moves. Nodes from which the reacher forces nothing get `−n`.
-pub(super) fn reach(rules: Rules, n: u32, exit: &[i8], degree: &[u8], reacher: usize) -> Vec<i8> {
+/// The values of `reach(reacher)` for every node `2 · index + side` of a layer of `n` seeds,
+/// from the nodes' exits oriented for the reacher (its best on its nodes, [`NONE_LOW`]
+/// without one; the other side's worst for it on the others, [`NONE_HIGH`] without one),
+/// every position's number of in-layer moves, and their predecessors. Nodes from which the
+/// reacher forces nothing get `−n`.
+pub(super) fn reach(
+    n: u32,
+    exit: &[i8],
+    degree: &[u8],
+    preds: &Predecessors,
+    reacher: usize,
+) -> Vec<i8> {
     let size = degree.len();
     debug_assert_eq!(exit.len(), 2 * size);
     let slot = |d: i8| (i32::from(d) + n as i32) as usize;
@@ -67,31 +69,31 @@ pub(super) fn reach(rules: Rules, n: u32, exit: &[i8], degree: &[u8], reacher: u
         });
     let mut buckets = seeds_by_exit(n, exit, degree, reacher);
     let pass = Pass {
-        rules,
         n,
         reacher,
         exit,
+        preds,
         cells: &cells,
     };
-    let mut waiting: Vec<Vec<Settled>> = vec![Vec::new(); slot(n as i8) + 1];
+    let mut waiting: Vec<Vec<u32>> = vec![Vec::new(); slot(n as i8) + 1];
     for d in (-(n as i32) + 1..=n as i32).rev() {
         let d = d as i8;
         let lists = std::mem::take(&mut buckets[slot(d)]);
         let waited = std::mem::take(&mut waiting[slot(d)]);
         // A seed may have entered at a higher threshold already, by a move.
-        let mut frontier: Vec<Settled> = lists
+        let mut frontier: Vec<u32> = lists
             .par_iter()
             .chain(rayon::iter::once(&waited))
             .flat_map_iter(|list| list.iter().copied())
-            .filter(|entry| pass.enter(pass.node_of(entry), d))
+            .filter(|&node| pass.enter(node as usize, d))
             .collect();
         drop((lists, waited));
         while !frontier.is_empty() {
-            let (next, wait) = pass.propagate(d, &frontier);
-            for (e, entry) in wait {
-                waiting[slot(e)].push(entry);
+            let found = pass.propagate(d, &frontier);
+            for (e, node) in found.waiting {
+                waiting[slot(e)].push(node);
             }
-            frontier = next;
+            frontier = found.entered;
         }
     }
     let never = -(n as i8);
@@ -111,13 +113,14 @@ pub(super) fn reach(rules: Rules, n: u32, exit: &[i8], degree: &[u8], reacher: u
 /// The nodes that can enter by their exits alone (the reacher's nodes, and the other side's
 /// without in-layer moves), by the slot of their exit (`exit + n`), as lists per chunk.
 /// Exits worth `≤ −n` never decide anything and are left out.
-fn seeds_by_exit(n: u32, exit: &[i8], degree: &[u8], reacher: usize) -> Vec<Vec<Vec<Settled>>> {
+fn seeds_by_exit(n: u32, exit: &[i8], degree: &[u8], reacher: usize) -> Vec<Vec<Vec<u32>>> {
     let slots = 2 * n as usize + 1;
     let seed_slot = |side: usize, moves: u8, e: i8| -> Option<usize> {
         let counts = side == reacher || moves == 0;
-        (counts && i32::from(e) > -(n as i32)).then(|| (i32::from(e).min(n as i32) + n as i32) as usize)
+        let e = i32::from(e);
+        (counts && e > -(n as i32)).then(|| (e.min(n as i32) + n as i32) as usize)
     };
-    let per_chunk: Vec<Vec<Vec<Settled>>> = exit
+    let per_chunk: Vec<Vec<Vec<u32>>> = exit
         .par_chunks(2 * CHUNK)
         .zip(degree.par_chunks(CHUNK))
         .enumerate()
@@ -131,15 +134,12 @@ fn seeds_by_exit(n: u32, exit: &[i8], degree: &[u8], reacher: usize) -> Vec<Vec<
                     }
                 }
             }
-            let mut lists: Vec<Vec<Settled>> =
-                counts.iter().map(|&c| Vec::with_capacity(c)).collect();
-            let start = (c * CHUNK) as u64;
-            let end = start + degree.len() as u64;
-            for (i, board) in index::walk(n, start, end) {
-                let k = (i - start) as usize;
+            let mut lists: Vec<Vec<u32>> = counts.iter().map(|&c| Vec::with_capacity(c)).collect();
+            let first_node = 2 * c * CHUNK;
+            for (k, &moves) in degree.iter().enumerate() {
                 for side in 0..2 {
-                    if let Some(s) = seed_slot(side, degree[k], exit[2 * k + side]) {
-                        lists[s].push(node_entry(&board, side));
+                    if let Some(s) = seed_slot(side, moves, exit[2 * k + side]) {
+                        lists[s].push((first_node + 2 * k + side) as u32);
                     }
                 }
             }
@@ -147,7 +147,7 @@ fn seeds_by_exit(n: u32, exit: &[i8], degree: &[u8], reacher: usize) -> Vec<Vec<
         })
         .collect();
     // By slot, then chunk.
-    let mut by_slot: Vec<Vec<Vec<Settled>>> = (0..slots).map(|_| Vec::new()).collect();
+    let mut by_slot: Vec<Vec<Vec<u32>>> = (0..slots).map(|_| Vec::new()).collect();
     for lists in per_chunk {
         for (s, list) in lists.into_iter().enumerate() {
             if !list.is_empty() {
@@ -158,92 +158,82 @@ fn seeds_by_exit(n: u32, exit: &[i8], degree: &[u8], reacher: usize) -> Vec<Vec<
     by_slot
 }
 
+/// What a round of propagation finds: the nodes that entered, and those whose last way
+/// out closed while their worst exit is below the threshold, with that exit (they wait for
+/// its threshold).
+#[derive(Default)]
+struct Found {
+    entered: Vec<u32>,
+    waiting: Vec<(i8, u32)>,
+}
+
 struct Pass<'a> {
-    rules: Rules,
     n: u32,
     reacher: usize,
     exit: &'a [i8],
+    preds: &'a Predecessors,
     cells: &'a [AtomicU8],
 }
 
 impl Pass<'_> {
-    #[inline]
-    fn node_of(&self, entry: &Settled) -> usize {
-        2 * crate::solve::settled::index_of_key(entry.key()) as usize + usize::from(entry.lost())
-    }
-
     /// Puts an unsettled node in `R_d`; false if it was already in.
     #[inline]
     fn enter(&self, node: usize, d: i8) -> bool {
-        let cell = &self.cells[node];
-        let mut c = cell.load(Relaxed);
-        while cell::is_unsettled(c) {
-            match cell.compare_exchange_weak(c, d as u8, Relaxed, Relaxed) {
-                Ok(_) => return true,
-                Err(now) => c = now,
-            }
-        }
-        false
+        cell::settle(&self.cells[node], d)
     }
 
-    /// The in-layer predecessors that the nodes of `frontier`, just entered `R_d`, bring in:
-    /// the nodes that enter now, and those whose last way out closed while their worst exit
-    /// is below `d` (with that exit: they wait for its threshold).
-    fn propagate(&self, d: i8, frontier: &[Settled]) -> (Vec<Settled>, Vec<(i8, Settled)>) {
-        let per_chunk: Vec<(Vec<Settled>, Vec<(i8, Settled)>)> = frontier
+    /// The in-layer predecessors that the nodes of `frontier`, just entered `R_d`, bring in.
+    fn propagate(&self, d: i8, frontier: &[u32]) -> Found {
+        let per_chunk: Vec<Found> = frontier
             .par_chunks(4096)
             .map(|chunk| {
-                let mut entered = Vec::new();
-                let mut waiting = Vec::new();
+                let mut found = Found::default();
                 // As in the value pass: gather a batch of parents and prefetch their cells
                 // before touching any, since they are scattered over the whole layer.
-                let mut batch: Vec<(usize, Board, usize)> = Vec::with_capacity(PREFETCH_BATCH + 64);
-                for &entry in chunk {
-                    let side = 1 - usize::from(entry.lost());
-                    unsow(self.rules, &entry.board(), |parent| {
-                        let u = 2 * index::rank(&parent) as usize + side;
-                        prefetch(&self.cells[u]);
-                        batch.push((u, parent, side));
-                    });
+                let mut batch: Vec<u32> = Vec::with_capacity(PREFETCH_BATCH + 64);
+                for &node in chunk {
+                    let side = 1 - (node & 1);
+                    for &parent in self.preds.of(node as usize >> 1) {
+                        let u = 2 * parent + side;
+                        prefetch(&self.cells[u as usize]);
+                        batch.push(u);
+                    }
                     if batch.len() >= PREFETCH_BATCH {
-                        self.update(d, &mut batch, &mut entered, &mut waiting);
+                        self.update(d, &mut batch, &mut found);
                     }
                 }
-                self.update(d, &mut batch, &mut entered, &mut waiting);
-                (entered, waiting)
+                self.update(d, &mut batch, &mut found);
+                found
             })
             .collect();
-        let mut entered = Vec::new();
-        let mut waiting = Vec::new();
-        for (e, w) in per_chunk {
-            entered.extend(e);
-            waiting.extend(w);
+        let mut all = Found::default();
+        for found in per_chunk {
+            all.entered.extend(found.entered);
+            all.waiting.extend(found.waiting);
         }
-        (entered, waiting)
+        all
     }
 
-    /// Applies a batch of (parent node, parent board, parent side) edges, emptying it.
+    /// Applies a batch of parent nodes, emptying it.
     #[inline]
-    fn update(
-        &self,
-        d: i8,
-        batch: &mut Vec<(usize, Board, usize)>,
-        entered: &mut Vec<Settled>,
-        waiting: &mut Vec<(i8, Settled)>,
-    ) {
-        for &(u, parent, side) in batch.iter() {
-            if side == self.reacher {
-                if self.enter(u, d) {
-                    entered.push(node_entry(&parent, side));
+    fn update(&self, d: i8, batch: &mut Vec<u32>, found: &mut Found) {
+        for &u in batch.iter() {
+            if (u & 1) as usize == self.reacher {
+                if self.enter(u as usize, d) {
+                    found.entered.push(u);
                 }
                 continue;
             }
-            let cell = &self.cells[u];
+            let cell = &self.cells[u as usize];
             let mut c = cell.load(Relaxed);
             while cell::is_unsettled(c) {
                 let left = cell::counter(c) - 1;
                 // The exit is read only for the last way out: it is another cache line.
-                let e = if left == 0 { self.exit[u] } else { NONE_HIGH };
+                let e = if left == 0 {
+                    self.exit[u as usize]
+                } else {
+                    NONE_HIGH
+                };
                 let next = if left == 0 && e >= d {
                     d as u8
                 } else {
@@ -253,9 +243,9 @@ impl Pass<'_> {
                     Ok(_) => {
                         if left == 0 {
                             if e >= d {
-                                entered.push(node_entry(&parent, side));
+                                found.entered.push(u);
                             } else if i32::from(e) > -(self.n as i32) {
-                                waiting.push((e, node_entry(&parent, side)));
+                                found.waiting.push((e, u));
                             }
                         }
                         break;
