@@ -3,7 +3,7 @@
 
 use super::output::{self, say, shown};
 use super::progress::{BuildProgress, NO_LAYER};
-use super::{Cli, Command, DbArgs, LayerRange, LeanArgs};
+use super::{BuildArgs, Cli, Command, DbArgs, LayerRange, LeanArgs};
 use anyhow::{anyhow, bail, Context, Result};
 use awari::build::{self, BuildOptions, PassChoice};
 use awari::probe::{PvEnd, Verdict};
@@ -20,25 +20,7 @@ pub fn run(cli: Cli) -> Result<bool> {
         return super::own_row::run(cli.command);
     }
     match cli.command {
-        Command::Build {
-            db,
-            max_seeds,
-            threads,
-            memory_limit,
-            block_size,
-            zstd_level,
-            quiet,
-            lean,
-        } => cmd_build(
-            db,
-            max_seeds,
-            threads.map(usize::from),
-            memory_limit,
-            block_size,
-            zstd_level,
-            quiet,
-            lean,
-        ),
+        Command::Build { db, build, lean } => cmd_build(db, build, lean),
         Command::Probe {
             db,
             board,
@@ -167,18 +149,11 @@ fn verdict_words(v: i8) -> &'static str {
 }
 
 /// The options of `build`, checked, for either kind of table.
-pub(super) fn build_options(
-    db: &DbArgs,
-    max_seeds: u32,
-    threads: Option<usize>,
-    memory_limit: Option<f64>,
-    block_size: u32,
-    zstd_level: i32,
-) -> Result<BuildOptions> {
-    if block_size == 0 {
+pub(super) fn build_options(db: &DbArgs, args: &BuildArgs) -> Result<BuildOptions> {
+    if args.block_size == 0 {
         bail!("--block-size must be at least 1");
     }
-    if let Some(limit) = memory_limit {
+    if let Some(limit) = args.memory_limit {
         if limit.is_nan() || limit <= 0.0 {
             bail!("--memory-limit must be a positive number of GiB");
         }
@@ -186,12 +161,12 @@ pub(super) fn build_options(
     Ok(BuildOptions {
         db: db.db.clone(),
         rules: parse_rules(&db.rules)?,
-        max_seeds,
-        threads,
-        memory_limit: memory_limit.map(|g| (g * (1u64 << 30) as f64) as u64),
+        max_seeds: args.max_seeds,
+        threads: args.threads.map(usize::from),
+        memory_limit: args.memory_limit.map(|g| (g * (1u64 << 30) as f64) as u64),
         write: WriteOptions {
-            block_size,
-            zstd_level,
+            block_size: args.block_size,
+            zstd_level: args.zstd_level,
         },
         pass: PassChoice::Auto,
         lean: LeanOptions::default(),
@@ -272,24 +247,9 @@ fn lean_options(args: &LeanArgs) -> Result<(PassChoice, LeanOptions)> {
 
 // One argument per flag of the build command, as clap hands them over.
 #[allow(clippy::too_many_arguments)]
-fn cmd_build(
-    db: DbArgs,
-    max_seeds: u32,
-    threads: Option<usize>,
-    memory_limit: Option<f64>,
-    block_size: u32,
-    zstd_level: i32,
-    quiet: bool,
-    lean: LeanArgs,
-) -> Result<bool> {
-    let mut opts = build_options(
-        &db,
-        max_seeds,
-        threads,
-        memory_limit,
-        block_size,
-        zstd_level,
-    )?;
+fn cmd_build(db: DbArgs, build: BuildArgs, lean: LeanArgs) -> Result<bool> {
+    let quiet = build.quiet;
+    let mut opts = build_options(&db, &build)?;
     (opts.pass, opts.lean) = lean_options(&lean)?;
     if lean.mpi {
         return cmd_build_mpi(opts, quiet);

@@ -44,6 +44,30 @@ pub struct DbArgs {
     pub cycles: String,
 }
 
+/// What `build` builds and how it writes, for either kind of table.
+#[derive(Args, Debug, Clone)]
+pub struct BuildArgs {
+    /// Build layers 0..=N (N seeds on the board).
+    #[arg(long, default_value_t = 12)]
+    pub max_seeds: u32,
+    /// Worker threads (default: one per core).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=awari::build::MAX_THREADS as i64))]
+    pub threads: Option<u16>,
+    /// Refuse to start if the largest layer would need more memory than this (GiB).
+    /// Default: the machine's physical memory.
+    #[arg(long, allow_hyphen_values = true)]
+    pub memory_limit: Option<f64>,
+    /// Positions per compressed block.
+    #[arg(long, default_value_t = awari::store::DEFAULT_BLOCK)]
+    pub block_size: u32,
+    /// zstd compression level of the blocks (1..=22).
+    #[arg(long, default_value_t = 9, value_parser = clap::value_parser!(i32).range(1..=22))]
+    pub zstd_level: i32,
+    /// No progress bars.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
 /// `--checkpoint-minutes` when it is not given.
 const DEFAULT_CHECKPOINT_MINUTES: f64 = 5.0;
 
@@ -105,25 +129,8 @@ pub enum Command {
     Build {
         #[command(flatten)]
         db: DbArgs,
-        /// Build layers 0..=N (N seeds on the board).
-        #[arg(long, default_value_t = 12)]
-        max_seeds: u32,
-        /// Worker threads (default: one per core).
-        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=awari::build::MAX_THREADS as i64))]
-        threads: Option<u16>,
-        /// Refuse to start if the largest layer would need more memory than this (GiB).
-        /// Default: the machine's physical memory.
-        #[arg(long, allow_hyphen_values = true)]
-        memory_limit: Option<f64>,
-        /// Positions per compressed block.
-        #[arg(long, default_value_t = awari::store::DEFAULT_BLOCK)]
-        block_size: u32,
-        /// zstd compression level of the blocks (1..=22).
-        #[arg(long, default_value_t = 9, value_parser = clap::value_parser!(i32).range(1..=22))]
-        zstd_level: i32,
-        /// No progress bars.
-        #[arg(long, short)]
-        quiet: bool,
+        #[command(flatten)]
+        build: BuildArgs,
         #[command(flatten)]
         lean: LeanArgs,
     },

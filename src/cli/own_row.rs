@@ -29,27 +29,12 @@ pub fn wanted(command: &Command) -> bool {
 /// Runs a command that [`wanted`] own-row cycles.
 pub fn run(command: Command) -> Result<bool> {
     match command {
-        Command::Build {
-            db,
-            max_seeds,
-            threads,
-            memory_limit,
-            block_size,
-            zstd_level,
-            quiet,
-            lean,
-        } => {
+        Command::Build { db, build, lean } => {
             if let Some(flag) = lean.first_given() {
                 bail!("{flag} is for the exact tables' build; the own-row build has one pass, in memory");
             }
-            let opts = super::commands::build_options(
-                &db,
-                max_seeds,
-                threads.map(usize::from),
-                memory_limit,
-                block_size,
-                zstd_level,
-            )?;
+            let quiet = build.quiet;
+            let opts = super::commands::build_options(&db, &build)?;
             let rules = opts.rules;
             let started = std::time::Instant::now();
             let reports = own_row::build_own_row(&opts, |r| {
