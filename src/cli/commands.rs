@@ -436,11 +436,7 @@ fn cmd_probe(
         say!("the game is over: the side to move cannot play");
     }
     for m in &a.moves {
-        let cap = if m.captured > 0 {
-            format!("captures {:>2}", m.captured)
-        } else {
-            "           ".to_string()
-        };
+        let cap = super::output::captures_column(m.captured);
         say!(
             "  pit {}  {}  value {:+3}   -> {}  (opponent to move)",
             pit_name(m.pit),

@@ -59,3 +59,12 @@ pub fn clip_line(message: &str) -> String {
         None => one_line,
     }
 }
+
+/// The "captures" column of a move line: the seeds a move captures, or blanks as wide.
+pub fn captures_column(captured: u8) -> String {
+    if captured > 0 {
+        format!("captures {captured:>2}")
+    } else {
+        " ".repeat("captures 00".len())
+    }
+}

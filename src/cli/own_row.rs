@@ -304,11 +304,7 @@ fn probe_one(db: &BoundsDatabase, board: &Board, json_out: bool) -> Result<bool>
         say!("the game is over: the side to move cannot play");
     }
     for m in db.moves_with_bounds(board)? {
-        let cap = if m.captured > 0 {
-            format!("captures {:>2}", m.captured)
-        } else {
-            "           ".to_string()
-        };
+        let cap = super::output::captures_column(m.captured);
         say!(
             "  pit {}  {}  low {:+3} high {:+3}   -> {}  (opponent to move)",
             m.pit + 1,

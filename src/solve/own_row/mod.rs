@@ -100,7 +100,8 @@ const CHUNK: usize = 1 << 14;
 
 /// The largest layer the own-row solver handles: its predecessor lists and node numbers
 /// are `u32`, and a layer of up to 25 seeds has fewer than `2^32` in-layer moves (at most
-/// six a position) and nodes. Memory stops this machine earlier (layer 24 needs about 17 GB).
+/// six a position) and nodes. Memory stops a 24 GiB machine earlier: `build` reckons
+/// 15.5 GiB for layer 24 and 22.5 GiB for layer 25.
 pub const MAX_OWN_ROW_SEEDS: u32 = 25;
 
 /// Every node's exit, oriented for the protagonist, and every position's in-layer moves.
