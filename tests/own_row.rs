@@ -519,6 +519,18 @@ mod cli {
         );
         assert_eq!(err.lines().count(), 1);
 
+        // Above the solver's 32-bit lists: refused before any work, in one line.
+        let out = awari()
+            .args(["build", "--max-seeds", "26"])
+            .args(args)
+            .assert()
+            .failure();
+        let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+        assert_eq!(
+            err.trim_end(),
+            "error: layer 26 is beyond what this solver builds (at most 25 seeds)"
+        );
+
         // The exact build's pass options are refused, not silently ignored.
         for flags in [
             &["--lean"][..],

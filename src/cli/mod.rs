@@ -104,7 +104,7 @@ pub struct LeanArgs {
 impl LeanArgs {
     /// The first of these options that was given: they choose or tune the passes of the
     /// exact tables' build, and the own-row build, which has one pass, refuses them rather
-    /// than ignore them.
+    /// than ignore them. (`--checkpoint-minutes` counts when it differs from its default.)
     pub fn first_given(&self) -> Option<&'static str> {
         [
             (self.lean, "--lean"),
