@@ -99,7 +99,7 @@ impl BuildOptions {
 }
 
 /// What a build reports while it runs; every method has an empty default. The calls of
-/// [`SolveObserver`] come from worker threads.
+/// [`crate::solve::SolveObserver`] come from worker threads.
 pub trait BuildObserver: LeanObserver {
     /// Layer `seeds` is about to be built (it was missing).
     fn layer_started(&self, _seeds: u32, _positions: u64) {}

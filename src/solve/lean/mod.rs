@@ -4,12 +4,12 @@
 //!
 //! # What it holds, and where
 //!
-//! * **In memory:** four bits a position ([`nibbles`]): the count of in-layer moves not yet
+//! * **In memory:** four bits a position (`nibbles.rs`): the count of in-layer moves not yet
 //!   known to lead into `W`, a "settled" mark, and whether the best exit is `≤ −t`; plus
 //!   a buffer of a fixed size for frontiers and lookups ([`LeanOptions::buffer_bytes`]).
 //! * **On disk, in a scratch folder `DIR/<rules>/lean-NN/`:** each position's best exit
 //!   (one byte, compressed, in the order below), the positions settled in each round as
-//!   sorted runs ([`runs`]), and a checkpoint.
+//!   sorted runs (`runs.rs`), and a checkpoint.
 //!
 //! # The order of the work
 //!
@@ -19,7 +19,7 @@
 //! the mover's row and the pit played, so a slice of consecutive positions in this order
 //! has its children in few, contiguous ranges of each lower layer. The exits pass gathers
 //! a slice's lookups, sorts them, and reads each lower block it needs once for the slice,
-//! in order ([`lower`]).
+//! in order (`lower.rs`).
 //!
 //! Each threshold `t` then runs as in memory: round 0 reads the exits back in one pass
 //! (a best exit of `t` settles `W`; one of `−t` marks the low exit, and settles `L` when

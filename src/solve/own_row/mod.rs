@@ -56,11 +56,11 @@
 //!
 //! # Speed and memory
 //!
-//! Two reachability games first bound every value ([`reach`]): `lo` (endless play loses
+//! Two reachability games first bound every value (`reach.rs`): `lo` (endless play loses
 //! for the protagonist) and `hi` (endless play wins for it). Each is one parallel
 //! retrograde pass of the same kind as the value pass: nodes enter by thresholds, counters
 //! carry over, and each node enters once. Where `lo = hi` the value is known. The threshold
-//! loop above runs only on the rest, the *open* nodes ([`open`]), on an explicit graph of
+//! loop above runs only on the rest, the *open* nodes (`open.rs`), on an explicit graph of
 //! them alone; they are few (none in most layers above 10).
 //!
 //! Every position thus enters four times (two nodes, two passes) where the value pass
