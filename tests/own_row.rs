@@ -519,18 +519,21 @@ mod cli {
         );
         assert_eq!(err.lines().count(), 1);
 
-        // Above the solver's 32-bit lists: refused before any work, in one line.
-        let out = awari()
-            .args(["build", "--max-seeds", "26"])
-            .args(args)
-            .assert()
-            .failure();
-        let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+        // A build refused before any work: its whole stderr.
+        let refused = |extra: &[&str]| {
+            let out = awari()
+                .arg("build")
+                .args(extra)
+                .args(args)
+                .assert()
+                .failure();
+            String::from_utf8(out.get_output().stderr.clone()).unwrap()
+        };
+        // Above the solver's 32-bit lists.
         assert_eq!(
-            err.trim_end(),
+            refused(&["--max-seeds", "26"]).trim_end(),
             "error: layer 26 is beyond what this solver builds (at most 25 seeds)"
         );
-
         // The exact build's pass options are refused, not silently ignored.
         for flags in [
             &["--lean"][..],
@@ -540,15 +543,8 @@ mod cli {
             &["--lean-buffer-mib", "64"],
             &["--checkpoint-minutes", "1"],
         ] {
-            let out = awari()
-                .args(["build", "--max-seeds", "7"])
-                .args(flags)
-                .args(args)
-                .assert()
-                .failure();
-            let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
             assert_eq!(
-                err.trim_end(),
+                refused(&[&["--max-seeds", "7"], flags].concat()).trim_end(),
                 format!(
                     "error: {} is for the exact tables' build; the own-row build has one pass, in memory",
                     flags[0]
