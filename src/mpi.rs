@@ -123,6 +123,26 @@ impl Cluster {
     fn count(&self, bytes: usize) {
         self.sent.fetch_add(bytes as u64, Relaxed);
     }
+
+    /// `x` reduced by `op` over the ranks, on every rank.
+    fn all_reduce(&self, x: u64, op: SystemOperation) -> u64 {
+        let mut out = 0u64;
+        self.world.all_reduce_into(&x, &mut out, op);
+        self.count(8);
+        out
+    }
+}
+
+/// Where each rank's part starts in a buffer of parts of `counts` entries, in rank order.
+fn displacements(counts: &[i32]) -> Vec<i32> {
+    counts
+        .iter()
+        .scan(0i32, |at, &n| {
+            let d = *at;
+            *at += n;
+            Some(d)
+        })
+        .collect()
 }
 
 impl Exchange for Cluster {
@@ -143,20 +163,11 @@ impl Exchange for Cluster {
         let mut recv_counts = vec![0i32; ranks];
         self.world
             .all_to_all_into(&counts[..], &mut recv_counts[..]);
-        let displs = |c: &[i32]| -> Vec<i32> {
-            c.iter()
-                .scan(0i32, |at, &n| {
-                    let d = *at;
-                    *at += n;
-                    Some(d)
-                })
-                .collect()
-        };
         let flat = send.concat();
         let total: usize = recv_counts.iter().map(|&c| c as usize).sum();
         let mut recv = vec![0u64; total];
         {
-            let (sd, rd) = (displs(&counts), displs(&recv_counts));
+            let (sd, rd) = (displacements(&counts), displacements(&recv_counts));
             let out = Partition::new(&flat[..], &counts[..], &sd[..]);
             let mut into = PartitionMut::new(&mut recv[..], &recv_counts[..], &rd[..]);
             self.world.all_to_all_varcount_into(&out, &mut into);
@@ -167,19 +178,11 @@ impl Exchange for Cluster {
     }
 
     fn sum(&self, x: u64) -> u64 {
-        let mut total = 0u64;
-        self.world
-            .all_reduce_into(&x, &mut total, SystemOperation::sum());
-        self.count(8);
-        total
+        self.all_reduce(x, SystemOperation::sum())
     }
 
     fn max(&self, x: u64) -> u64 {
-        let mut most = 0u64;
-        self.world
-            .all_reduce_into(&x, &mut most, SystemOperation::max());
-        self.count(8);
-        most
+        self.all_reduce(x, SystemOperation::max())
     }
 
     fn gather_to_root(&self, send: &[u64]) -> Vec<u64> {
@@ -188,14 +191,7 @@ impl Exchange for Cluster {
         if self.rank() == 0 {
             let mut counts = vec![0i32; self.ranks()];
             root.gather_into_root(&count, &mut counts[..]);
-            let displs: Vec<i32> = counts
-                .iter()
-                .scan(0i32, |at, &n| {
-                    let d = *at;
-                    *at += n;
-                    Some(d)
-                })
-                .collect();
+            let displs = displacements(&counts);
             let total: usize = counts.iter().map(|&c| c as usize).sum();
             let mut all = vec![0u64; total];
             {
