@@ -494,7 +494,7 @@ fn build_in_pool(
                 Pass::Lean => {
                     // The lean pass reads the lower layers from their files: free them.
                     layers.iter_mut().for_each(|l| *l = Vec::new());
-                    let written = lean::build_layer_with(
+                    let written = lean::build_layer(
                         &opts.db,
                         opts.rules,
                         n,

@@ -220,33 +220,20 @@ pub trait LeanObserver: SolveObserver {
 
 impl LeanObserver for super::Quiet {}
 
-/// Solves layer `n` of `rules` with the lean pass and writes its distances and values
-/// files under `db`. Layers `n − 18 ..= n − 2` must be on disk (the lower layers a capture
-/// can reach). Resumes from a checkpoint in the scratch folder if there is one; removes
-/// the folder when the layer is written.
+/// Solves layer `n` of `rules` with the lean pass, as rank `ex.rank()` of `ex`, and writes
+/// its distances and values files under `db`. Layers `n − 18 ..= n − 2` must be on disk
+/// (the lower layers a capture can reach). This rank owns its share of the layer (see
+/// `exchange.rs`), and rank 0 writes the files (it returns them; the others None). A single
+/// process ([`Alone`]) resumes from a checkpoint in the scratch folder if there is one; a
+/// partitioned build starts each layer afresh. The scratch folder is removed when the layer
+/// is written. Library callers build through [`crate::build::build`].
 ///
 /// # Errors
 ///
 /// A lower layer missing or damaged, a scratch file damaged, or a file that cannot be
 /// read or written. The scratch folder then holds the last checkpoint.
-pub fn build_layer(
-    db: &Path,
-    rules: Rules,
-    n: u32,
-    opts: &LeanOptions,
-    write: WriteOptions,
-    distances_level: i32,
-    observer: &dyn LeanObserver,
-) -> Result<WrittenLayer, StoreError> {
-    let written = build_layer_with(db, rules, n, opts, write, distances_level, observer, &Alone)?;
-    Ok(written.expect("a single process is rank 0, which writes the files"))
-}
-
-/// [`build_layer`] as one rank of `ex`: this rank owns its share of the layer (see
-/// `exchange.rs`), and rank 0 writes the files (it returns them; the others None). A
-/// partitioned build starts each layer afresh: its checkpoints are a single process's.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn build_layer_with(
+pub(crate) fn build_layer(
     db: &Path,
     rules: Rules,
     n: u32,
