@@ -168,6 +168,12 @@ pub enum BuildError {
         /// Who holds it, as the lock file says.
         holder: String,
     },
+    /// The observer asked the build to stop ([`crate::solve::SolveObserver::cancelled`]).
+    #[error("the build was stopped while building layer {seeds}; layers below it are whole on disk, and the same build resumes at layer {seeds}")]
+    Cancelled {
+        /// The layer that was being built (nothing of it was written).
+        seeds: u32,
+    },
     /// The lock file could not be created or locked.
     #[error("cannot lock {}", path.display())]
     Lock {
@@ -445,6 +451,9 @@ fn build_in_pool(
     for n in 0..=opts.max_seeds {
         let path = store::layer_path(&opts.db, opts.rules, n);
         let started = Instant::now();
+        if observer.cancelled() {
+            return Err(BuildError::Cancelled { seeds: n });
+        }
         let report = if path.exists() {
             let file = LayerFile::open(&path, opts.rules, n).map_err(existing_layer_error)?;
             // A layer is read into memory only if the in-memory pass will build a layer
@@ -474,6 +483,10 @@ fn build_in_pool(
             let written = match pass {
                 Pass::InMemory => {
                     let solved = solve::solve_layer(opts.rules, n, &layers, observer);
+                    // A cancelled pass returns garbage: it must never reach the disk.
+                    if observer.cancelled() {
+                        return Err(BuildError::Cancelled { seeds: n });
+                    }
                     // Distances first: a values file on disk marks a finished layer, so
                     // the layer is never taken as done without its distances.
                     let summary = LayerSummary::from_values(n, &solved.values);

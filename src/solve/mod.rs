@@ -104,6 +104,14 @@ pub trait SolveObserver: Sync {
     /// A threshold is done: how many positions its exits settled, in how many rounds of
     /// propagation how many more settled, and how long it took.
     fn threshold_done(&self, _seeds: u32, _t: i8, _counts: ThresholdCounts) {}
+    /// Whether the caller wants the work stopped (a Ctrl-C in a program that must stay
+    /// alive, unlike the CLI, which exits). Asked between chunks, rounds and thresholds;
+    /// once it says yes, the pass skips what is left and its result is meaningless:
+    /// [`crate::build::build`] then returns [`crate::build::BuildError::Cancelled`] without
+    /// writing the layer. The lean pass is asked only between layers.
+    fn cancelled(&self) -> bool {
+        false
+    }
 }
 
 /// The phases of a layer's pass.
@@ -215,6 +223,9 @@ impl<T: AsRef<[i8]> + Sync> LowerLayers for Vec<T> {
 /// Exact values (and rounds) of every position of layer `n`, indexed by [`index::rank`].
 /// `lower` must hold layers `0..n` for the same rules.
 ///
+/// If `observer` reports [`SolveObserver::cancelled`], the pass stops early and the values
+/// returned are not the layer's.
+///
 /// # Panics
 ///
 /// If `n` is above [`MAX_SOLVABLE_SEEDS`].
@@ -231,6 +242,9 @@ pub fn solve_layer(
     observer.phase(n, Phase::Exits);
     let (mut cells, mut best_exit) = exits_pass(rules, n, lower, observer);
     for t in (1..=n as i8).rev() {
+        if observer.cancelled() {
+            break;
+        }
         observer.phase(n, Phase::Threshold(t));
         let counts = settle_threshold(rules, n, t, &mut cells, &mut best_exit, observer);
         observer.threshold_done(n, t, counts);
@@ -289,6 +303,9 @@ fn exits_pass(
         .zip(bytes_mut(&mut cells).par_chunks_mut(CHUNK as usize))
         .enumerate()
         .for_each(|(c, (exits, cells))| {
+            if observer.cancelled() {
+                return;
+            }
             let start = c as u64 * CHUNK;
             let end = start + exits.len() as u64;
             // (position in chunk, seeds captured, child's layer, child's index)
@@ -338,7 +355,7 @@ fn settle_threshold(
         cells,
         best_exit,
     };
-    while !frontier.is_empty() {
+    while !frontier.is_empty() && !observer.cancelled() {
         counts.rounds += 1;
         let round = counts.rounds.min(u32::from(DISTANCE_SATURATED)) as u8;
         frontier = state.propagate(t, round, &frontier);
