@@ -1,0 +1,294 @@
+"""Exact endgame databases for Awari / Oware, from Python.
+
+A *board* is 12 pit counts seen from the side to move: its six pits first (pits 0..5, from
+its left, in sowing order), then the opponent's six (again in sowing order). Pass it as a
+sequence of 12 integers (list, tuple, numpy row) or as a string in the CLI's notation
+(``"1 1 1 1 1 2 4 2 3 0 0 0"``; spaces, commas, ``/`` or ``|`` between counts).
+
+A *value* is the seed difference the side to move achieves from now on with perfect play
+(its future captures minus the opponent's); endless play shares the seeds left equally.
+Pits in answers are numbered 0..5 (the CLI's human output says 1..6).
+
+>>> import awari
+>>> db = awari.Database("data/db")                      # doctest: +SKIP
+>>> db.value("1 1 1 1 1 2 4 2 3 0 0 0")                  # doctest: +SKIP
+0
+
+Errors carry the library's one-line messages: ``ValueError`` for a bad board or rules
+name (``TypeError`` for an object that is not a board at all), :class:`LayerMissing` (a
+``LookupError``) when a layer is not built, ``OSError`` for a file that cannot be read or
+is damaged.
+"""
+
+from __future__ import annotations
+
+from typing import List, NamedTuple, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from awari import _awari
+from awari._awari import LayerMissing
+
+__all__ = [
+    "AWARI",
+    "ABAPA",
+    "GRAND_SLAM_CAPTURES",
+    "RULES",
+    "Database",
+    "LayerMissing",
+    "Move",
+    "Child",
+    "PvStep",
+    "PrincipalVariation",
+    "Outcome",
+    "Analysis",
+    "LayerReport",
+    "board",
+    "rules",
+    "moves",
+    "game_over",
+    "build",
+]
+
+#: Romein & Bal's rules: a grand slam is illegal unless every legal move is one.
+AWARI = "awari"
+#: Oware Abapa (OpenSpiel's ``oware``): a grand slam is legal and captures nothing.
+ABAPA = "abapa"
+#: A grand slam is legal and captures everything.
+GRAND_SLAM_CAPTURES = "grand-slam-captures"
+#: Every rules preset, in the order of their file codes.
+RULES = (AWARI, ABAPA, GRAND_SLAM_CAPTURES)
+
+BoardLike = Union[str, Sequence[int]]
+Board = Tuple[int, ...]
+
+
+class Move(NamedTuple):
+    """A legal move and what it is worth to the mover."""
+
+    pit: int
+    """The mover's pit, 0..5."""
+    captured: int
+    """Seeds the move captures."""
+    value: int
+    """``captured - value(child)``: the seed difference the mover gets by playing it."""
+
+
+class Child(NamedTuple):
+    """A legal move and the position it leaves (no database needed)."""
+
+    pit: int
+    """The mover's pit, 0..5."""
+    captured: int
+    """Seeds the move captures."""
+    child: Board
+    """The board after the move, seen from the opponent (who moves next)."""
+
+
+class PvStep(NamedTuple):
+    """One move of a principal variation."""
+
+    board: Board
+    """The position before the move, from its mover's side."""
+    value: int
+    """Its value."""
+    pit: int
+    """The move played, 0..5."""
+    captured: int
+    """Seeds it captures."""
+
+
+class PrincipalVariation(NamedTuple):
+    """Perfect play from a position: the moves, the last position and why it stops."""
+
+    steps: List[PvStep]
+    last: Board
+    """The position after the last move, from its mover's side."""
+    end: str
+    """``"game over"``, ``"repetition"`` (perfect play goes round for ever) or ``"limit"``."""
+    end_value: Optional[int]
+    """The mover's end value in ``last`` when ``end == "game over"``, else None."""
+
+
+class Outcome(NamedTuple):
+    """The end of a game in progress under perfect play."""
+
+    verdict: str
+    """``"win"``, ``"draw"`` or ``"loss"``, for the side to move."""
+    mover_score: float
+    """Final score of the side to move (a half when endless play shares an odd count)."""
+    opponent_score: float
+    """Final score of the opponent."""
+
+
+class Analysis(NamedTuple):
+    """What :meth:`Database.analyse` found."""
+
+    value: int
+    """The value: exact if ``exact``, else the depth-limited minimax value."""
+    exact: bool
+    """True when looked up, or when no leaf of the search was cut off by the depth."""
+    depth: int
+    """The depth of the last finished iteration (0: looked up)."""
+    best: List[int]
+    """The best pits, 0..5."""
+    moves: List[Move]
+    """Every legal move with its value (exact or estimated as ``value``)."""
+
+
+class LayerReport(NamedTuple):
+    """What :func:`build` did with one layer."""
+
+    seeds: int
+    positions: int
+    built: bool
+    """False when the layer was already on disk (then it was checked)."""
+    seconds: float
+    bytes: int
+    """Bytes of its values file."""
+
+
+def board(board: BoardLike) -> Board:
+    """The board as a tuple of 12 ints, checked: ``ValueError`` names what is wrong."""
+    return _awari.parse_board(board)
+
+
+def rules(name: str) -> str:
+    """The canonical name of a rules preset (``ValueError`` for an unknown or
+    score-dependent one)."""
+    return _awari.parse_rules(name)
+
+
+def moves(board: BoardLike, rules: str = AWARI) -> List[Child]:
+    """The legal moves of ``board`` under ``rules``, in pit order, with what each captures
+    and the board it leaves (from the opponent's side). Empty when the game is over (see
+    :func:`game_over`). No database needed."""
+    return [Child(p, c, b) for p, c, b in _awari.moves(board, rules)]
+
+
+def game_over(board: BoardLike, rules: str = AWARI) -> Optional[int]:
+    """If the game is over in ``board`` (the mover has no seeds, or under abapa and
+    grand-slam-captures an empty opponent cannot be fed), the mover's end value: the seeds
+    it takes minus the seeds the opponent takes. Else None."""
+    return _awari.game_over(board, rules)
+
+
+class Database:
+    """The layers of one rules preset in a database folder built by ``awari build`` or
+    :func:`build`.
+
+    Opening checks the header of every layer file present (``OSError`` if one is damaged
+    or of other rules); a missing layer is reported when a probe needs it
+    (:class:`LayerMissing`). Blocks are read with positioned reads and kept in a small
+    cache; the object may be shared between threads.
+    """
+
+    __slots__ = ("_db",)
+
+    def __init__(self, path, rules: str = AWARI) -> None:
+        self._db = _awari.Database(path, rules)
+
+    @property
+    def path(self):
+        """The database folder, as given."""
+        return self._db.path
+
+    @property
+    def rules(self) -> str:
+        """The rules preset."""
+        return self._db.rules
+
+    def layers(self) -> List[int]:
+        """The layers present, in order."""
+        return self._db.layers()
+
+    def complete_up_to(self) -> Optional[int]:
+        """The largest n such that layers 0..n are all present (None if layer 0 is not)."""
+        return self._db.complete_up_to()
+
+    def value(self, board: BoardLike) -> int:
+        """The value of ``board`` for the side to move."""
+        return self._db.value(board)
+
+    def moves(self, board: BoardLike) -> List[Move]:
+        """Every legal move with its value, in pit order (empty when the game is over)."""
+        return [Move(*m) for m in self._db.moves(board)]
+
+    def best_moves(self, board: BoardLike) -> List[Move]:
+        """The moves of highest value, as (pit, captured, value), in pit order (empty when
+        the game is over)."""
+        return [Move(*m) for m in self._db.best_moves(board)]
+
+    def perfect_move(self, board: BoardLike) -> Optional[Move]:
+        """The move perfect play makes: a best move that also makes progress (a won
+        position heads for the capture that realises its value instead of going round; a
+        lost one delays). None when the game is over."""
+        m = self._db.perfect_move(board)
+        return None if m is None else Move(*m)
+
+    def principal_variation(self, board: BoardLike, max_plies: int = 200) -> PrincipalVariation:
+        """Perfect play from ``board`` until the game ends, a position repeats, or
+        ``max_plies`` moves."""
+        steps, last, end, end_value = self._db.principal_variation(board, max_plies)
+        return PrincipalVariation([PvStep(*s) for s in steps], last, end, end_value)
+
+    def outcome(self, board: BoardLike, captured_mover: int, captured_opponent: int) -> Outcome:
+        """How a game in progress ends with perfect play, given the seeds each side has
+        captured so far."""
+        return Outcome(*self._db.outcome(board, captured_mover, captured_opponent))
+
+    def values(self, array) -> np.ndarray:
+        """The values of many boards: an ``(N, 12)`` integer array in (any integer dtype;
+        ``uint8`` and ``int64`` are read without a copy), an ``int8`` array of N values out.
+
+        Lookups are grouped by block, so each block is read and decompressed once per call,
+        in parallel, with the GIL released. A bad row raises ``ValueError`` and a row whose
+        layer is not built :class:`LayerMissing`, both naming the first such row
+        (``"row 17: ..."``); a non-integer array raises ``TypeError``.
+        """
+        a = np.asarray(array)
+        if a.ndim != 2 or a.shape[1] != 12:
+            raise ValueError(f"values needs an array of shape (N, 12), got {a.shape}")
+        kind = a.dtype.kind
+        if kind not in "iu" or a.dtype == np.bool_:
+            raise TypeError(f"values needs an integer array, got dtype {a.dtype}")
+        if a.dtype == np.uint8:
+            return self._db.values_u8(np.ascontiguousarray(a))
+        if kind == "u" and a.size and int(a.max()) > np.iinfo(np.int64).max:
+            # Only uint64 can hold counts that int64 cannot: refuse them rather than wrap.
+            row = int(np.argmax((a > 48).any(axis=1)))
+            raise ValueError(f"row {row}: a count does not fit in one pit (at most 48)")
+        return self._db.values_i64(np.ascontiguousarray(a, dtype=np.int64))
+
+    def analyse(self, board: BoardLike, think_seconds: float = 1.0) -> Analysis:
+        """The library's search, for boards above the tables: iterative-deepening
+        alpha-beta whose leaves are the tables, within ``think_seconds``. A board inside
+        the tables is looked up (exact). See the README's "Above the tables"."""
+        value, exact, depth, best, moves = self._db.analyse(board, think_seconds)
+        return Analysis(value, exact, depth, best, [Move(*m) for m in moves])
+
+    def __repr__(self) -> str:
+        return repr(self._db)
+
+
+def build(
+    path,
+    rules: str = AWARI,
+    max_seeds: int = 12,
+    progress: bool = True,
+    threads: Optional[int] = None,
+) -> List[LayerReport]:
+    """Builds every missing layer 0..max_seeds of ``rules`` into the folder ``path`` (as
+    ``awari build`` does; layers already there are checked and kept).
+
+    ``progress`` shows a bar per layer on stderr when stderr is a terminal. Ctrl-C stops
+    the build within moments and raises ``KeyboardInterrupt`` saying which layer was
+    stopped: the layers below it are whole on disk, nothing of it was written, and the
+    same call resumes there. ``threads`` defaults to one per core.
+
+    ``ValueError`` for an unknown rules name or ``max_seeds`` out of range, ``MemoryError``
+    when the largest layer would not fit in memory (refused before any work), ``OSError``
+    for a file problem or a folder another build holds.
+    """
+    reports = _awari.build(path, rules, max_seeds, progress, threads)
+    return [LayerReport(*r) for r in reports]

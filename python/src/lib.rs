@@ -1,0 +1,608 @@
+//! `awari._awari`: the compiled half of the Python package. The public API, its types and
+//! its documentation live in `awari/__init__.py`, which wraps these functions; this file
+//! only converts between Python objects and the library's types, and maps the library's
+//! errors to Python exceptions with the same one-line messages.
+
+use awari::build::{BuildError, BuildObserver, BuildOptions, LayerReport};
+use awari::probe::{ProbeError, PvEnd};
+use awari::solve::lean::LeanObserver;
+use awari::solve::{Phase, SolveObserver};
+use awari::store::StoreError;
+use awari::{Board, BoardError, Rules, PITS};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::create_exception;
+use pyo3::exceptions::{
+    PyKeyboardInterrupt, PyLookupError, PyMemoryError, PyOSError, PyRuntimeError, PyTypeError,
+    PyValueError,
+};
+use pyo3::prelude::*;
+use pyo3::types::{PyString, PyTuple};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::Arc;
+use std::time::Duration;
+
+create_exception!(
+    awari,
+    LayerMissing,
+    PyLookupError,
+    "A board's layer (or a layer its moves lead to) is not built in the database; the \
+     message names the layer and the build command that makes it."
+);
+
+fn value_error(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// `LayerMissing` with the layer as an attribute, so code can build it and retry.
+fn layer_missing(py: Python<'_>, message: String, seeds: u32) -> PyErr {
+    let err = LayerMissing::new_err(message);
+    // Setting an attribute on a fresh exception object cannot fail in practice; if it did,
+    // the message still says everything.
+    let _ = err.value(py).setattr("layer", seeds);
+    err
+}
+
+fn probe_error(py: Python<'_>, e: ProbeError) -> PyErr {
+    match e {
+        ProbeError::LayerMissing { seeds, .. } => layer_missing(py, e.to_string(), seeds),
+        ProbeError::Store(e) => store_error(e),
+    }
+}
+
+/// Every store error is about a file: unreadable, damaged, of other rules or layer.
+fn store_error(e: StoreError) -> PyErr {
+    PyOSError::new_err(e.to_string())
+}
+
+fn build_error(e: BuildError) -> PyErr {
+    let message = e.to_string();
+    match e {
+        BuildError::TooManySeeds(_) | BuildError::TooLarge { .. } | BuildError::ThreadCount(_) => {
+            PyValueError::new_err(message)
+        }
+        BuildError::OverMemory { .. } => PyMemoryError::new_err(message),
+        BuildError::Cancelled { .. } => PyKeyboardInterrupt::new_err(message),
+        BuildError::Threads(..) => PyRuntimeError::new_err(message),
+        BuildError::Damaged(_)
+        | BuildError::Store(_)
+        | BuildError::DiskFull { .. }
+        | BuildError::Locked { .. }
+        | BuildError::Lock { .. } => PyOSError::new_err(message),
+    }
+}
+
+fn rules_of(name: &str) -> PyResult<Rules> {
+    name.parse().map_err(value_error)
+}
+
+/// A board from a string in the CLI's notation or a sequence of 12 integers (a list, a
+/// tuple, a numpy row). The messages are the library's, so Python and the CLI say the same.
+fn board_of(obj: &Bound<'_, PyAny>) -> PyResult<Board> {
+    if let Ok(text) = obj.cast::<PyString>() {
+        return text.to_str()?.parse().map_err(value_error);
+    }
+    let items: Vec<Bound<'_, PyAny>> = obj.extract().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "a board is a string or a sequence of 12 integers, not {}",
+            obj.get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_else(|_| "this object".to_string())
+        ))
+    })?;
+    if items.len() != PITS {
+        return Err(value_error(BoardError::WrongPitCount {
+            found: items.len(),
+        }));
+    }
+    let mut pits = [0u8; PITS];
+    for (i, item) in items.iter().enumerate() {
+        let pit = i + 1;
+        // Read through Python's int (`__index__`), so numpy integers work and floats don't.
+        let shown = || {
+            item.str()
+                .map(|s| s.to_string())
+                .unwrap_or_else(|_| "?".to_string())
+        };
+        let count: i128 = match item.extract() {
+            Ok(c) => c,
+            Err(_) if item.is_instance_of::<pyo3::types::PyInt>() => {
+                // Beyond 128 bits: the sign says which message applies.
+                if shown().starts_with('-') {
+                    -1
+                } else {
+                    i128::MAX
+                }
+            }
+            Err(_) => {
+                return Err(PyTypeError::new_err(format!(
+                    "pit {pit}: {} is not an integer seed count",
+                    shown()
+                )))
+            }
+        };
+        if count < 0 {
+            return Err(value_error(BoardError::Negative {
+                pit,
+                token: shown(),
+            }));
+        }
+        if count > i128::from(awari::MAX_SEEDS) {
+            return Err(value_error(BoardError::PitTooLarge {
+                pit,
+                count: shown(),
+            }));
+        }
+        pits[i] = count as u8;
+    }
+    Board::new(pits).map_err(value_error)
+}
+
+fn board_tuple<'py>(py: Python<'py>, board: &Board) -> PyResult<Bound<'py, PyTuple>> {
+    PyTuple::new(py, board.pits().iter().map(|&p| u32::from(p)))
+}
+
+/// A board as 12 integers, checked (`awari.board`).
+#[pyfunction]
+fn parse_board<'py>(py: Python<'py>, board: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyTuple>> {
+    board_tuple(py, &board_of(board)?)
+}
+
+/// The canonical name of a rules preset.
+#[pyfunction]
+fn parse_rules(rules: &str) -> PyResult<&'static str> {
+    Ok(rules_of(rules)?.name())
+}
+
+/// Legal moves: (pit, captured, child as 12 ints from the opponent's side).
+#[pyfunction]
+#[pyo3(signature = (board, rules = "awari"))]
+fn moves<'py>(
+    py: Python<'py>,
+    board: &Bound<'py, PyAny>,
+    rules: &str,
+) -> PyResult<Vec<(u8, u8, Bound<'py, PyTuple>)>> {
+    let rules = rules_of(rules)?;
+    let board = board_of(board)?;
+    rules
+        .legal_moves(&board)
+        .iter()
+        .map(|m| Ok((m.pit, m.captured, board_tuple(py, &m.child)?)))
+        .collect()
+}
+
+/// The end value for the side to move if the game is over, else None.
+#[pyfunction]
+#[pyo3(signature = (board, rules = "awari"))]
+fn game_over(board: &Bound<'_, PyAny>, rules: &str) -> PyResult<Option<i8>> {
+    Ok(rules_of(rules)?.game_over_value(&board_of(board)?))
+}
+
+type MoveTuple = (u8, u8, i8);
+/// A layer's report: (seeds, positions, built, seconds, bytes).
+type ReportTuple = (u32, u64, bool, f64, u64);
+
+#[pyclass(frozen, module = "awari._awari")]
+struct Database {
+    inner: awari::Database,
+    /// The folder as given, for `repr`.
+    path: PathBuf,
+}
+
+/// Integer types `values` reads without a copy.
+trait Count: numpy::Element + Copy + Sync {
+    /// The count, if it is one (0..=48).
+    fn count(self) -> Option<u8>;
+    fn shown(self) -> String;
+}
+
+impl Count for u8 {
+    #[inline]
+    fn count(self) -> Option<u8> {
+        (u32::from(self) <= awari::MAX_SEEDS).then_some(self)
+    }
+    fn shown(self) -> String {
+        self.to_string()
+    }
+}
+
+impl Count for i64 {
+    #[inline]
+    fn count(self) -> Option<u8> {
+        (0..=i64::from(awari::MAX_SEEDS))
+            .contains(&self)
+            .then_some(self as u8)
+    }
+    fn shown(self) -> String {
+        self.to_string()
+    }
+}
+
+/// Why a row of `values` was refused.
+enum RowError {
+    Board(usize, BoardError),
+    Missing(usize, ProbeError),
+}
+
+impl Database {
+    /// The values of the rows of `array`, the GIL released for the checks and the probes.
+    fn values_of<'py, T: Count>(
+        &self,
+        py: Python<'py>,
+        array: PyReadonlyArray2<'py, T>,
+    ) -> PyResult<Bound<'py, PyArray1<i8>>> {
+        let shape = array.shape();
+        if shape[1] != PITS {
+            return Err(PyValueError::new_err(format!(
+                "values needs an array of shape (N, 12), got (N, {})",
+                shape[1]
+            )));
+        }
+        let flat = array
+            .as_slice()
+            .map_err(|_| PyValueError::new_err("values needs a C-contiguous array"))?;
+        let db = &self.inner;
+        let result = py.detach(|| -> Result<Vec<i8>, RowError> {
+            let mut boards = Vec::with_capacity(flat.len() / PITS);
+            for (row, counts) in flat.chunks_exact(PITS).enumerate() {
+                let mut pits = [0u8; PITS];
+                for (pit, (&c, p)) in counts.iter().zip(pits.iter_mut()).enumerate() {
+                    *p = match c.count() {
+                        Some(x) => x,
+                        None => {
+                            let shown = c.shown();
+                            let e = if shown.starts_with('-') {
+                                BoardError::Negative {
+                                    pit: pit + 1,
+                                    token: shown,
+                                }
+                            } else {
+                                BoardError::PitTooLarge {
+                                    pit: pit + 1,
+                                    count: shown,
+                                }
+                            };
+                            return Err(RowError::Board(row, e));
+                        }
+                    };
+                }
+                let board = Board::new(pits).map_err(|e| RowError::Board(row, e))?;
+                let seeds = board.seeds();
+                if !db.has_layer(seeds) {
+                    let e = ProbeError::LayerMissing {
+                        seeds,
+                        rules: db.rules(),
+                        dir: db.dir().to_path_buf(),
+                    };
+                    return Err(RowError::Missing(row, e));
+                }
+                boards.push(board);
+            }
+            // Every layer is present, so only a file can fail from here on.
+            db.values_many(&boards)
+                .map_err(|e| RowError::Missing(usize::MAX, e))
+        });
+        match result {
+            Ok(values) => Ok(values.into_pyarray(py)),
+            Err(RowError::Board(row, e)) => Err(PyValueError::new_err(format!("row {row}: {e}"))),
+            Err(RowError::Missing(row, e)) => match e {
+                ProbeError::LayerMissing { seeds, .. } => {
+                    Err(layer_missing(py, format!("row {row}: {e}"), seeds))
+                }
+                ProbeError::Store(e) => Err(store_error(e)),
+            },
+        }
+    }
+}
+
+fn move_tuple(m: &awari::MoveValue) -> MoveTuple {
+    (m.pit, m.captured, m.value)
+}
+
+#[pymethods]
+impl Database {
+    #[new]
+    #[pyo3(signature = (path, rules = "awari"))]
+    fn new(py: Python<'_>, path: PathBuf, rules: &str) -> PyResult<Self> {
+        let rules = rules_of(rules)?;
+        let inner = py
+            .detach(|| awari::Database::open(&path, rules))
+            .map_err(store_error)?;
+        Ok(Database { inner, path })
+    }
+
+    #[getter]
+    fn rules(&self) -> &'static str {
+        self.inner.rules().name()
+    }
+
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.path.clone()
+    }
+
+    /// The layers present, in order.
+    fn layers(&self) -> Vec<u32> {
+        (0..=awari::MAX_SEEDS)
+            .filter(|&n| self.inner.has_layer(n))
+            .collect()
+    }
+
+    fn complete_up_to(&self) -> Option<u32> {
+        self.inner.complete_up_to()
+    }
+
+    fn value(&self, py: Python<'_>, board: &Bound<'_, PyAny>) -> PyResult<i8> {
+        let board = board_of(board)?;
+        self.inner.value(&board).map_err(|e| probe_error(py, e))
+    }
+
+    fn moves(&self, py: Python<'_>, board: &Bound<'_, PyAny>) -> PyResult<Vec<MoveTuple>> {
+        let board = board_of(board)?;
+        let moves = self
+            .inner
+            .moves_with_values(&board)
+            .map_err(|e| probe_error(py, e))?;
+        Ok(moves.iter().map(move_tuple).collect())
+    }
+
+    fn best_moves(&self, py: Python<'_>, board: &Bound<'_, PyAny>) -> PyResult<Vec<MoveTuple>> {
+        let board = board_of(board)?;
+        let moves = self
+            .inner
+            .best_moves(&board)
+            .map_err(|e| probe_error(py, e))?;
+        Ok(moves.iter().map(move_tuple).collect())
+    }
+
+    fn perfect_move(
+        &self,
+        py: Python<'_>,
+        board: &Bound<'_, PyAny>,
+    ) -> PyResult<Option<MoveTuple>> {
+        let board = board_of(board)?;
+        let m = py
+            .detach(|| self.inner.perfect_move(&board))
+            .map_err(|e| probe_error(py, e))?;
+        Ok(m.as_ref().map(move_tuple))
+    }
+
+    /// (steps as (board, value, pit, captured), last board, end, end value or None).
+    #[allow(clippy::type_complexity)]
+    fn principal_variation<'py>(
+        &self,
+        py: Python<'py>,
+        board: &Bound<'py, PyAny>,
+        max_plies: usize,
+    ) -> PyResult<(
+        Vec<(Bound<'py, PyTuple>, i8, u8, u8)>,
+        Bound<'py, PyTuple>,
+        &'static str,
+        Option<i8>,
+    )> {
+        let board = board_of(board)?;
+        let pv = py
+            .detach(|| self.inner.principal_variation(&board, max_plies))
+            .map_err(|e| probe_error(py, e))?;
+        let steps = pv
+            .steps
+            .iter()
+            .map(|s| Ok((board_tuple(py, &s.board)?, s.value, s.pit, s.captured)))
+            .collect::<PyResult<Vec<_>>>()?;
+        let (end, value) = match pv.end {
+            PvEnd::GameOver { value } => ("game over", Some(value)),
+            PvEnd::Repetition => ("repetition", None),
+            PvEnd::Limit => ("limit", None),
+        };
+        Ok((steps, board_tuple(py, &pv.last)?, end, value))
+    }
+
+    fn outcome(
+        &self,
+        py: Python<'_>,
+        board: &Bound<'_, PyAny>,
+        captured_mover: u32,
+        captured_opponent: u32,
+    ) -> PyResult<(&'static str, f64, f64)> {
+        let board = board_of(board)?;
+        if u64::from(captured_mover) + u64::from(captured_opponent) + u64::from(board.seeds())
+            > u64::from(awari::MAX_SEEDS)
+        {
+            return Err(PyValueError::new_err(format!(
+                "captured seeds {captured_mover} and {captured_opponent} and the {} on the board make more than the {} of the game",
+                board.seeds(),
+                awari::MAX_SEEDS
+            )));
+        }
+        let o = self
+            .inner
+            .outcome(&board, captured_mover, captured_opponent)
+            .map_err(|e| probe_error(py, e))?;
+        Ok((o.verdict.as_str(), o.mover_score, o.opponent_score))
+    }
+
+    fn values_u8<'py>(
+        &self,
+        py: Python<'py>,
+        array: PyReadonlyArray2<'py, u8>,
+    ) -> PyResult<Bound<'py, PyArray1<i8>>> {
+        self.values_of(py, array)
+    }
+
+    fn values_i64<'py>(
+        &self,
+        py: Python<'py>,
+        array: PyReadonlyArray2<'py, i64>,
+    ) -> PyResult<Bound<'py, PyArray1<i8>>> {
+        self.values_of(py, array)
+    }
+
+    /// The library's search (tables at the leaves) for boards above the tables:
+    /// (value, exact, depth, best pits, moves as (pit, captured, value)).
+    #[allow(clippy::type_complexity)]
+    fn analyse(
+        &self,
+        py: Python<'_>,
+        board: &Bound<'_, PyAny>,
+        think_seconds: f64,
+    ) -> PyResult<(i8, bool, u32, Vec<u32>, Vec<MoveTuple>)> {
+        let board = board_of(board)?;
+        if !(think_seconds.is_finite() && (0.0..=1e6).contains(&think_seconds)) {
+            return Err(PyValueError::new_err(
+                "think_seconds must be a number of seconds, 0 or more",
+            ));
+        }
+        let limits = awari::search::Limits::think(Duration::from_secs_f64(think_seconds));
+        let a = py
+            .detach(|| awari::search::analyse(&self.inner, &board, &limits))
+            .map_err(|e| probe_error(py, e))?;
+        Ok((
+            a.value,
+            a.exact,
+            a.depth,
+            // As ints: a Vec<u8> would arrive in Python as bytes.
+            a.best.iter().map(|&p| u32::from(p)).collect(),
+            a.moves.iter().map(move_tuple).collect(),
+        ))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "awari.Database({:?}, rules={:?})",
+            self.path.display().to_string(),
+            self.inner.rules().name()
+        )
+    }
+}
+
+/// The build's observer: a progress bar on stderr (indicatif draws nothing when stderr is
+/// not a terminal) and the stop flag a Ctrl-C sets.
+struct Progress {
+    bar: ProgressBar,
+    stop: AtomicBool,
+}
+
+impl Progress {
+    fn new(show: bool) -> Progress {
+        let bar = if show {
+            ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr())
+        } else {
+            ProgressBar::hidden()
+        };
+        bar.set_style(
+            ProgressStyle::with_template(
+                "layer {prefix:>2} {msg:<10} [{bar:30}] {human_pos}/{human_len} eta {eta}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+        );
+        Progress {
+            bar,
+            stop: AtomicBool::new(false),
+        }
+    }
+}
+
+impl SolveObserver for Progress {
+    fn phase(&self, seeds: u32, phase: Phase) {
+        match phase {
+            Phase::Exits => self.bar.set_message("exits"),
+            Phase::Threshold(t) => {
+                // The thresholds together settle each position at most once: the bar
+                // counts them afresh after the exits pass.
+                if t == seeds as i8 {
+                    self.bar.set_position(0);
+                }
+                self.bar.set_message(format!("value ±{t}"));
+            }
+        }
+    }
+    fn advance(&self, positions: u64) {
+        self.bar.inc(positions);
+    }
+    fn cancelled(&self) -> bool {
+        self.stop.load(Relaxed)
+    }
+}
+
+impl LeanObserver for Progress {}
+
+impl BuildObserver for Progress {
+    fn layer_started(&self, seeds: u32, positions: u64) {
+        self.bar.reset();
+        self.bar.set_length(positions);
+        self.bar.set_prefix(seeds.to_string());
+    }
+    fn layer_done(&self, report: &LayerReport) {
+        if report.built {
+            self.bar.set_position(report.positions);
+        }
+    }
+}
+
+/// Builds the missing layers on a thread of its own while this one waits for Ctrl-C:
+/// Python runs signal handlers only on the main thread, and only when asked.
+#[pyfunction]
+#[pyo3(signature = (path, rules, max_seeds, progress = true, threads = None))]
+fn build(
+    py: Python<'_>,
+    path: PathBuf,
+    rules: &str,
+    max_seeds: u32,
+    progress: bool,
+    threads: Option<usize>,
+) -> PyResult<Vec<ReportTuple>> {
+    let mut opts = BuildOptions::new(path, rules_of(rules)?, max_seeds);
+    opts.threads = threads;
+    let observer = Arc::new(Progress::new(progress));
+    let worker = {
+        let observer = Arc::clone(&observer);
+        std::thread::Builder::new()
+            .name("awari-build".to_string())
+            .spawn(move || awari::build::build(&opts, &*observer))
+            .map_err(|e| PyRuntimeError::new_err(format!("cannot start the build: {e}")))?
+    };
+    let mut interrupt: Option<PyErr> = None;
+    while !worker.is_finished() {
+        py.detach(|| std::thread::sleep(Duration::from_millis(20)));
+        if interrupt.is_none() {
+            if let Err(e) = py.check_signals() {
+                observer.stop.store(true, Relaxed);
+                interrupt = Some(e);
+            }
+        }
+    }
+    let result = worker
+        .join()
+        .map_err(|_| PyRuntimeError::new_err("the build thread panicked"))?;
+    observer.bar.finish_and_clear();
+    match (result, interrupt) {
+        (Ok(reports), None) => Ok(reports
+            .iter()
+            .map(|r| (r.seeds, r.positions, r.built, r.seconds, r.bytes))
+            .collect()),
+        // A KeyboardInterrupt gets the library's message (which layer, and that the same
+        // call resumes); another exception from a signal handler goes out as it is.
+        (Err(e @ BuildError::Cancelled { .. }), Some(signal))
+            if signal.is_instance_of::<PyKeyboardInterrupt>(py) =>
+        {
+            Err(build_error(e))
+        }
+        (_, Some(signal)) => Err(signal),
+        (Err(e), None) => Err(build_error(e)),
+    }
+}
+
+#[pymodule]
+fn _awari(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("LayerMissing", m.py().get_type::<LayerMissing>())?;
+    m.add_class::<Database>()?;
+    m.add_function(wrap_pyfunction!(parse_board, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_rules, m)?)?;
+    m.add_function(wrap_pyfunction!(moves, m)?)?;
+    m.add_function(wrap_pyfunction!(game_over, m)?)?;
+    m.add_function(wrap_pyfunction!(build, m)?)?;
+    Ok(())
+}
