@@ -88,7 +88,8 @@ impl TableKind {
             TableKind::OwnRowHigh => "awhi",
         }
     }
-    /// Whether `byte` can be stored at a position of layer `seeds`.
+    /// Whether `byte` can be stored at a position of layer `seeds`. It depends only on the
+    /// byte's magnitude as an `i8`: reading a block checks its largest one alone.
     pub(crate) fn holds(self, seeds: u32, byte: u8) -> bool {
         match self {
             TableKind::Values | TableKind::OwnRowLow | TableKind::OwnRowHigh => {

@@ -368,8 +368,17 @@ impl LayerFile {
             Ok(_) => return Err(self.corrupted(format!("block {block} has the wrong length"))),
             Err(e) => return Err(self.corrupted(format!("block {block} does not decompress: {e}"))),
         }
-        if let Some(&b) = bytes.iter().find(|&&b| !self.kind.holds(self.seeds, b)) {
-            return Err(self.corrupted(format!("block {block} holds value {}", b as i8)));
+        // Whether a byte fits depends only on its magnitude, so the block's largest one
+        // decides for all. A fold over the block vectorises where a search for the first
+        // bad byte did not (that search was a sixth of a big batch probe's time); the
+        // search runs only to name the byte of a damaged block.
+        let widest = bytes
+            .iter()
+            .fold(0u8, |m, &b| m.max((b as i8).unsigned_abs()));
+        if !self.kind.holds(self.seeds, widest) {
+            if let Some(&b) = bytes.iter().find(|&&b| !self.kind.holds(self.seeds, b)) {
+                return Err(self.corrupted(format!("block {block} holds value {}", b as i8)));
+            }
         }
         Ok(bytes)
     }
