@@ -26,7 +26,9 @@ def test_readme_install_in_a_fresh_venv(cli, tmp_path):
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
     env = dict(os.environ, CARGO_BUILD_JOBS=os.environ.get("CARGO_BUILD_JOBS", "1"))
+    # As on a fresh machine: nothing of this environment steers the build.
     env.pop("VIRTUAL_ENV", None)
+    env.pop("PYO3_PYTHON", None)
     # The README's command, from the repository's root.
     subprocess.run(
         [str(python), "-m", "pip", "install", "-q", "./python"], cwd=REPO, env=env, check=True

@@ -100,3 +100,21 @@ def test_database_properties(db_dir):
     assert db.layers() == list(range(MAX_SEEDS + 1))
     assert db.complete_up_to() == MAX_SEEDS
     assert "abapa" in repr(db)
+
+
+def test_stub_matches_the_compiled_module():
+    import ast
+    from pathlib import Path
+
+    from awari import _awari
+
+    stub = ast.parse((Path(awari.__file__).parent / "_awari.pyi").read_text())
+    declared = {n.name for n in stub.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    present = {n for n in dir(_awari) if not n.startswith("_")}
+    assert declared == present
+    methods = {
+        n.name for c in stub.body if isinstance(c, ast.ClassDef) and c.name == "Database"
+        for n in c.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")
+    }
+    assert methods == {n for n in dir(_awari.Database) if not n.startswith("_")}
+    assert (Path(awari.__file__).parent / "py.typed").exists()
