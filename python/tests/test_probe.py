@@ -1,6 +1,7 @@
 """The package answers what the CLI answers, and the numpy batch what one-by-one does."""
 
 import json
+import math
 import subprocess
 
 import numpy as np
@@ -118,3 +119,21 @@ def test_stub_matches_the_compiled_module():
     }
     assert methods == {n for n in dir(_awari.Database) if not n.startswith("_")}
     assert (Path(awari.__file__).parent / "py.typed").exists()
+
+
+def test_loaded_layers_answer_the_same(db_dir):
+    db = awari.Database(db_dir, "awari")
+    boards = np.array(random_boards(5000, MAX_SEEDS, seed=12), dtype=np.uint8)
+    want = db.values(boards)
+    # Some layers in memory, the rest from the files, in one batch.
+    held = db.load([0, 3, 7, 12])
+    assert held == db.loaded_bytes() == sum(math.comb(n + 11, 11) for n in (0, 3, 7, 12))
+    assert db.values(boards).tolist() == want.tolist()
+    db.load()
+    assert db.values(boards).tolist() == want.tolist()
+    assert db.values(boards.astype(np.int64)).tolist() == want.tolist()
+    db.unload()
+    assert db.loaded_bytes() == 0
+    assert db.values(boards).tolist() == want.tolist()
+    with pytest.raises(awari.LayerMissing, match="layer 13"):
+        db.load([13])
