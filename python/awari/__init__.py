@@ -242,7 +242,8 @@ class Database:
         ``uint8`` and ``int64`` are read without a copy), an ``int8`` array of N values out.
 
         Lookups are grouped by block, so each block is read and decompressed once per call,
-        in parallel, with the GIL released. A bad row raises ``ValueError`` and a row whose
+        in parallel, with the GIL released; rows of layers held by :meth:`load` are read in
+        place instead. A bad row raises ``ValueError`` and a row whose
         layer is not built :class:`LayerMissing`, both naming the first such row
         (``"row 17: ..."``); a non-integer array raises ``TypeError``.
         """

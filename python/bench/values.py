@@ -6,6 +6,7 @@ C(n+11, 11), then a uniform placement, as tools/random_boards.py does). One call
 page cache and the process; the figure is the best of the timed calls after it.
 
     python python/bench/values.py --db data/db --max-seeds 20 --count 1000000
+    python python/bench/values.py --db data/db --max-seeds 20 --load    # after Database.load()
 """
 
 import argparse
