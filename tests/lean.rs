@@ -218,6 +218,75 @@ fn damaged_scratch_files_are_a_clear_error() {
     }
 }
 
+/// A killed build's scratch files put in each other's places (two finished thresholds
+/// swapped, one threshold's run copied over another's) are refused on resume with one
+/// line naming the file, never resumed into: every chunk of a swapped file passes its own
+/// checksum, so only the checkpoint's record of each file can tell. The folder removed,
+/// the layer builds to the in-memory pass's bytes.
+#[test]
+fn a_resume_refuses_scratch_files_out_of_place() {
+    const TOP: u32 = 14;
+    let reference = scratch();
+    in_memory(reference.path(), Rules::AWARI, TOP);
+    let dir = scratch();
+    copy_layers(reference.path(), dir.path(), TOP - 1);
+    let lean = scratch_dir(dir.path(), Rules::AWARI, TOP);
+    type Swap = fn(&Path) -> Option<String>;
+    let swaps: [Swap; 2] = [
+        |d| {
+            let (a, b) = (d.join("threshold-13.run"), d.join("threshold-12.run"));
+            std::fs::rename(&a, d.join("x")).ok()?;
+            std::fs::rename(&b, &a).ok()?;
+            std::fs::rename(d.join("x"), &b).ok()?;
+            Some("threshold-1".into())
+        },
+        |d| {
+            std::fs::copy(d.join("threshold-14.run"), d.join("threshold-12.run")).ok()?;
+            Some("threshold-12.run".into())
+        },
+    ];
+    for swap in swaps {
+        let _ = std::fs::remove_dir_all(&lean);
+        let mut child = lean_build(dir.path(), TOP)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        wait_until(&mut child, Duration::from_secs(300), || {
+            checkpoint_threshold(dir.path(), TOP).is_some_and(|t| t < TOP - 2)
+        });
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let values = table_path(dir.path(), Rules::AWARI, TOP, TableKind::Values);
+        assert!(
+            !values.exists(),
+            "killed mid-layer, yet the layer looks whole"
+        );
+        let named = swap(&lean).expect("the checkpoint's files to swap");
+        let out = lean_build(dir.path(), TOP).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success(),
+            "resumed into swapped scratch files: {stderr}"
+        );
+        assert!(!values.exists(), "a table was written from swapped files");
+        let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error")).collect();
+        assert_eq!(lines.len(), 1, "one error line: {stderr}");
+        assert!(
+            lines[0].contains(&named) && lines[0].contains("not the file this checkpoint saved"),
+            "the error names the file out of place: {stderr}"
+        );
+    }
+    std::fs::remove_dir_all(&lean).unwrap();
+    let out = lean_build(dir.path(), TOP).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_same_files(reference.path(), dir.path(), Rules::AWARI, TOP);
+}
+
 /// Without `--lean`, the build uses the in-memory pass while a layer fits under
 /// `--memory-limit` and the lean pass above it, says so, prints the lean pass's memory
 /// plan, and writes the same files.

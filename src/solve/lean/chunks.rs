@@ -9,7 +9,7 @@ use crate::store::StoreError;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
-use xxhash_rust::xxh3::xxh3_64;
+use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 /// zstd level of scratch files: they are read back a few times at most, so speed wins.
 pub(crate) const SCRATCH_LEVEL: i32 = 1;
@@ -85,6 +85,38 @@ pub(crate) fn sync(path: &Path) -> Result<(), StoreError> {
     File::open(path)
         .and_then(|f| f.sync_all())
         .map_err(|e| io_err(path, e))
+}
+
+/// A digest of a whole chunk file: xxh3-64 over every chunk's header (lengths and the
+/// checksum of its bytes), which a checkpoint records for each file it names. It binds a
+/// name to its contents without reading them: another file put in its place (another
+/// threshold's run, another layer's exits) has other chunk checksums, and a chunk whose
+/// bytes were changed in place fails its own checksum when it is read. Errors if the
+/// chunks do not end exactly at the end of the file.
+pub(crate) fn digest(path: &Path) -> Result<u64, StoreError> {
+    let file = File::open(path).map_err(|e| io_err(path, e))?;
+    let size = file.metadata().map_err(|e| io_err(path, e))?.len();
+    let mut input = BufReader::with_capacity(1 << 16, file);
+    let mut hasher = Xxh3::new();
+    let mut at = 0u64;
+    while at < size {
+        let mut head = [0u8; CHUNK_HEADER];
+        if at + CHUNK_HEADER as u64 > size {
+            return Err(corrupted(path, "a scratch file is truncated"));
+        }
+        input.read_exact(&mut head).map_err(|e| io_err(path, e))?;
+        let len = u32::from_le_bytes(head[4..8].try_into().expect("4 bytes"));
+        hasher.update(&head);
+        input
+            .seek_relative(i64::from(len))
+            .map_err(|e| io_err(path, e))?;
+        at += (CHUNK_HEADER as u64) + u64::from(len);
+    }
+    if at != size {
+        return Err(corrupted(path, "a scratch file is truncated"));
+    }
+    hasher.update(&size.to_le_bytes());
+    Ok(hasher.digest())
 }
 
 /// Reads the chunks of a file in order.

@@ -1095,6 +1095,9 @@ struct Checkpoint {
     thresholds: Vec<(u32, String)>,
     /// The nibbles' snapshot.
     nibbles: String,
+    /// Each named file's [`chunks::digest`] when it was saved, which a resume checks: a
+    /// file is bound to its place in the checkpoint, not only to its name.
+    digests: Vec<(String, u64)>,
     /// The files the checkpoint on disk names (not saved in it).
     saved: Vec<String>,
     /// Files no longer needed that the checkpoint on disk still names: removed once the
@@ -1103,7 +1106,7 @@ struct Checkpoint {
 }
 
 const CHECKPOINT: &str = "checkpoint";
-const CHECKPOINT_MAGIC: &str = "awari lean checkpoint 1";
+const CHECKPOINT_MAGIC: &str = "awari lean checkpoint 2";
 
 impl Checkpoint {
     fn start(rules: Rules, seeds: u32) -> Checkpoint {
@@ -1114,6 +1117,7 @@ impl Checkpoint {
             rounds: Vec::new(),
             thresholds: Vec::new(),
             nibbles: String::new(),
+            digests: Vec::new(),
             saved: Vec::new(),
             stale: Vec::new(),
         }
@@ -1145,6 +1149,9 @@ impl Checkpoint {
             for f in files {
                 s += &format!("run {} {}\n", f.entries, f.file);
             }
+        }
+        for (f, d) in &self.digests {
+            s += &format!("file {d:016x} {f}\n");
         }
         let sum = xxhash_rust::xxh3::xxh3_64(s.as_bytes());
         s + &format!("sum {sum:016x}\n")
@@ -1179,6 +1186,7 @@ impl Checkpoint {
             rounds: Vec::new(),
             thresholds: Vec::new(),
             nibbles,
+            digests: Vec::new(),
             saved: Vec::new(),
             stale: Vec::new(),
         };
@@ -1191,6 +1199,9 @@ impl Checkpoint {
                     file: f.to_string(),
                     entries: entries.parse().ok()?,
                 }),
+                ["file", d, f] => cp
+                    .digests
+                    .push((f.to_string(), u64::from_str_radix(d, 16).ok()?)),
                 _ => return None,
             }
         }
@@ -1229,10 +1240,38 @@ impl Checkpoint {
                 return Err(damaged(&format!("{f} is missing")));
             }
         }
+        // Every file in its place: the one the checkpoint saved under that name, not
+        // another threshold's, round's, layer's or rules preset's.
+        let named: Vec<&str> = cp
+            .files()
+            .into_iter()
+            .filter(|f| *f != CHECKPOINT)
+            .collect();
+        if named.len() != cp.digests.len() || named.iter().any(|f| cp.digest_of(f).is_none()) {
+            return Err(damaged(
+                "the checkpoint does not record every file it names",
+            ));
+        }
+        for f in named {
+            let found = chunks::digest(&dir.join(f)).ok();
+            if found != cp.digest_of(f) {
+                return Err(damaged(&format!(
+                    "{f} is not the file this checkpoint saved"
+                )));
+            }
+        }
         clear_dir(dir, &cp.files())?;
         let mut cp = cp;
         cp.saved = cp.files().iter().map(|f| f.to_string()).collect();
         Ok(Some(cp))
+    }
+
+    /// The digest recorded for `file`.
+    fn digest_of(&self, file: &str) -> Option<u64> {
+        self.digests
+            .iter()
+            .find(|(f, _)| f == file)
+            .map(|(_, d)| *d)
     }
 
     fn load_nibbles(&self, dir: &Path, positions: u64) -> Result<Nibbles, StoreError> {
@@ -1280,12 +1319,30 @@ impl Checkpoint {
             w.write_compressed(raw.len(), p)?;
         }
         w.finish()?;
-        // Every file the checkpoint names is made durable before it is saved.
-        for f in self.files() {
-            if f != CHECKPOINT && !self.saved.iter().any(|s| s == f) {
-                chunks::sync(&dir.join(f))?;
-            }
+        // Every file the checkpoint names is made durable before it is saved, and its
+        // digest recorded (files are written once: a file already saved keeps its own).
+        let named: Vec<String> = self
+            .files()
+            .into_iter()
+            .filter(|f| *f != CHECKPOINT)
+            .map(str::to_string)
+            .collect();
+        let mut digests = Vec::with_capacity(named.len());
+        for f in named {
+            let kept = self
+                .digest_of(&f)
+                .filter(|_| self.saved.contains(&f));
+            let digest = match kept {
+                Some(d) => d,
+                None => {
+                    let path = dir.join(&f);
+                    chunks::sync(&path)?;
+                    chunks::digest(&path)?
+                }
+            };
+            digests.push((f, digest));
         }
+        self.digests = digests;
         let tmp = dir.join("checkpoint.tmp");
         let text = self.encode();
         let written = std::fs::File::create(&tmp).and_then(|mut f| {
@@ -1329,5 +1386,88 @@ mod tests {
         assert_eq!(Checkpoint::decode(&text), Some(cp));
         let edited = text.replace("next-threshold 7", "next-threshold 6");
         assert_eq!(Checkpoint::decode(&edited), None);
+    }
+
+    /// A checkpoint saved with its files, then each way of putting another file in one's
+    /// place: swapped thresholds, a copy of another threshold's run, an exits file of
+    /// another layer, a file cut short. Each is refused on resume, naming the file; the
+    /// untouched folder resumes.
+    #[test]
+    fn a_checkpoint_refuses_files_that_are_not_its_own() {
+        let chunk_file = |path: &Path, fill: u8, len: usize| {
+            let mut w = ChunkWriter::create(path).unwrap();
+            w.write(&vec![fill; len]).unwrap();
+            w.write(&[fill, 1, 2, 3]).unwrap();
+            w.finish().unwrap();
+        };
+        let run = |path: &Path, first: u64| {
+            let n = 12;
+            let entries: Vec<Settled> = (first..first + 50)
+                .map(|i| Settled::new(&index::unrank(n, i * 7), i % 2 == 0))
+                .collect();
+            runs::write_run(path, &entries, 0).unwrap();
+        };
+        let saved = |dir: &Path| {
+            chunk_file(&dir.join("exits.bin"), 3, 5000);
+            run(&dir.join("threshold-12.run"), 0);
+            run(&dir.join("threshold-11.run"), 100);
+            run(&dir.join("t10-r0000-00000.run"), 200);
+            let mut cp = Checkpoint::start(Rules::AWARI, 12);
+            cp.thresholds.push((12, "threshold-12.run".into()));
+            cp.thresholds.push((11, "threshold-11.run".into()));
+            cp.next_threshold = 10;
+            cp.rounds.push(vec![RunFile {
+                file: "t10-r0000-00000.run".into(),
+                entries: 50,
+            }]);
+            let mut nib = Nibbles::new(1000);
+            cp.save(dir, &mut nib).unwrap();
+            cp
+        };
+        let root = tempfile::tempdir().unwrap();
+        let good = root.path().join("good");
+        std::fs::create_dir(&good).unwrap();
+        let cp = saved(&good);
+        let loaded = Checkpoint::load(&good, Rules::AWARI, 12).unwrap().unwrap();
+        assert_eq!(loaded.digests, cp.digests);
+        assert_eq!(loaded.thresholds, cp.thresholds);
+
+        type Damage = fn(&Path);
+        let damages: [(&str, &str, Damage); 4] = [
+            ("swapped thresholds", "threshold-1", |d| {
+                let (a, b) = (d.join("threshold-12.run"), d.join("threshold-11.run"));
+                std::fs::rename(&a, d.join("x")).unwrap();
+                std::fs::rename(&b, &a).unwrap();
+                std::fs::rename(d.join("x"), &b).unwrap();
+            }),
+            ("a copied run", "t10-r0000-00000.run", |d| {
+                std::fs::copy(d.join("threshold-11.run"), d.join("t10-r0000-00000.run")).unwrap();
+            }),
+            ("another layer's exits", "exits.bin", |d| {
+                let mut w = ChunkWriter::create(&d.join("exits.bin")).unwrap();
+                w.write(&[3u8; 4999]).unwrap();
+                w.write(&[3, 1, 2, 3]).unwrap();
+                w.finish().unwrap();
+            }),
+            ("a file cut short", "threshold-11.run", |d| {
+                let path = d.join("threshold-11.run");
+                let bytes = std::fs::read(&path).unwrap();
+                std::fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();
+            }),
+        ];
+        for (what, file, damage) in damages {
+            let dir = root.path().join(what);
+            std::fs::create_dir(&dir).unwrap();
+            saved(&dir);
+            damage(&dir);
+            let err = Checkpoint::load(&dir, Rules::AWARI, 12)
+                .err()
+                .unwrap_or_else(|| panic!("{what}: resumed into it"))
+                .to_string();
+            assert!(
+                err.contains(file) && err.contains("not the file this checkpoint saved"),
+                "{what}: {err}"
+            );
+        }
     }
 }
