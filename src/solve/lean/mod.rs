@@ -1329,9 +1329,7 @@ impl Checkpoint {
             .collect();
         let mut digests = Vec::with_capacity(named.len());
         for f in named {
-            let kept = self
-                .digest_of(&f)
-                .filter(|_| self.saved.contains(&f));
+            let kept = self.digest_of(&f).filter(|_| self.saved.contains(&f));
             let digest = match kept {
                 Some(d) => d,
                 None => {
