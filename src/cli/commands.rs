@@ -1,7 +1,7 @@
 //! One function per subcommand. Each returns an error whose Display is one line; `main`
 //! prints it and exits non-zero.
 
-use super::output::{self, say, shown};
+use super::output::{self, say, shown, tell};
 use super::progress::{BuildProgress, NO_LAYER};
 use super::{BuildArgs, Cli, Command, DbArgs, LayerRange, LeanArgs};
 use anyhow::{anyhow, bail, Context, Result};
@@ -178,6 +178,7 @@ pub(super) fn build_options(db: &DbArgs, args: &BuildArgs) -> Result<BuildOption
 #[cfg(feature = "mpi")]
 fn cmd_build_mpi(opts: BuildOptions, quiet: bool) -> Result<bool> {
     let cluster = awari::mpi::Cluster::init()?;
+    output::keep_going_without_stdout();
     let root = cluster.rank() == 0;
     let progress = BuildProgress::new(!quiet && root);
     let observer: &dyn build::BuildObserver = if root {
@@ -186,7 +187,7 @@ fn cmd_build_mpi(opts: BuildOptions, quiet: bool) -> Result<bool> {
         &awari::solve::Quiet
     };
     if root {
-        eprintln!(
+        tell!(
             "MPI: {} ranks share every layer (the lean pass); every rank reads the lower layers from {}",
             cluster.ranks(),
             opts.db.display()
@@ -208,10 +209,11 @@ fn cmd_build_mpi(opts: BuildOptions, quiet: bool) -> Result<bool> {
                     started.elapsed().as_secs_f64()
                 );
             }
+            output::stdout_result()?;
             Ok(true)
         }
         Err(e) => {
-            eprintln!("error: rank {}: {e}", cluster.rank());
+            tell!("error: rank {}: {e}", cluster.rank());
             cluster.abort(1)
         }
     }
@@ -255,6 +257,7 @@ fn cmd_build(db: DbArgs, build: BuildArgs, lean: LeanArgs) -> Result<bool> {
         return cmd_build_mpi(opts, quiet);
     }
     let rules = opts.rules;
+    output::keep_going_without_stdout();
     let progress = BuildProgress::new(!quiet);
     let building = progress.building.clone();
     let (db_dir, rules_for_handler) = (db.db.clone(), rules);
@@ -265,16 +268,16 @@ fn cmd_build(db: DbArgs, build: BuildArgs, lean: LeanArgs) -> Result<bool> {
     ctrlc::set_handler(move || {
         let n = building.load(Relaxed);
         if n == NO_LAYER {
-            eprintln!("\ninterrupted between layers; every layer on disk is whole, and the same command resumes the build");
+            tell!("\ninterrupted between layers; every layer on disk is whole, and the same command resumes the build");
         } else {
             for kind in [TableKind::Values, TableKind::Distances] {
                 let _ = std::fs::remove_file(temporary_path(&db_dir, rules_for_handler, n, kind));
             }
             let scratch = lean_for_handler.scratch_for(&db_dir, rules_for_handler, n);
             if scratch.exists() {
-                eprintln!("\ninterrupted while building layer {n}; layers below it are whole on disk, and the same command resumes layer {n} from its last checkpoint in {}", scratch.display());
+                tell!("\ninterrupted while building layer {n}; layers below it are whole on disk, and the same command resumes layer {n} from its last checkpoint in {}", scratch.display());
             } else {
-                eprintln!("\ninterrupted while building layer {n}; layers below it are whole on disk, and the same command resumes at layer {n}");
+                tell!("\ninterrupted while building layer {n}; layers below it are whole on disk, and the same command resumes at layer {n}");
             }
         }
         std::process::exit(130);
@@ -292,6 +295,7 @@ fn cmd_build(db: DbArgs, build: BuildArgs, lean: LeanArgs) -> Result<bool> {
         reports.len() - built,
         started.elapsed().as_secs_f64()
     );
+    output::stdout_result()?;
     Ok(true)
 }
 
@@ -725,7 +729,7 @@ fn cmd_stats(
     for n in first..=last {
         let Some(file) = db.layer(n) else {
             if json_out {
-                eprintln!("warning: layer {n} is not built; it is left out of the JSON");
+                tell!("warning: layer {n} is not built; it is left out of the JSON");
                 continue;
             }
             say!("{n:>5}   (not built)");

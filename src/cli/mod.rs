@@ -13,7 +13,7 @@ use std::path::PathBuf;
 
 pub use commands::run;
 pub use layers::LayerRange;
-pub use output::clip_line;
+pub use output::{clip_line, tell_line, tell_raw};
 
 /// Exact endgame databases for Awari / Oware.
 ///

@@ -2,11 +2,14 @@
 //! bounds (`awari::own_row`).
 
 use super::commands::{parse_board, parse_rules};
-use super::output::say;
+use super::output::{say, tell};
 use super::{Command, DbArgs, LayerRange};
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use awari::own_row::{self, BoundsDatabase, MoveBounds, PvEnd};
+use awari::store::{temporary_path, TableKind};
 use awari::{Board, Turn};
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::Arc;
 use serde_json::{json, Value};
 use std::io::{BufRead, Write};
 
@@ -36,10 +39,16 @@ pub fn run(command: Command) -> Result<bool> {
             let quiet = build.quiet;
             let opts = super::commands::build_options(&db, &build)?;
             let rules = opts.rules;
+            super::output::keep_going_without_stdout();
+            // The layer being built: layers are built in order, and `on_layer` reports
+            // each one done.
+            let building = Arc::new(AtomicU32::new(0));
+            on_ctrl_c(&opts, Arc::clone(&building))?;
             let started = std::time::Instant::now();
             let reports = own_row::build_own_row(&opts, |r| {
+                building.store(r.seeds + 1, Relaxed);
                 if !quiet {
-                    eprintln!(
+                    tell!(
                         "layer {:>2}: {:>11} positions, {:>6.2}% exact, {:>11} bytes, {:.2} s{}",
                         r.seeds,
                         r.positions,
@@ -60,6 +69,7 @@ pub fn run(command: Command) -> Result<bool> {
                 reports.len() - built,
                 started.elapsed().as_secs_f64()
             );
+            super::output::stdout_result()?;
             Ok(true)
         }
         Command::Probe {
@@ -225,6 +235,27 @@ pub fn run(command: Command) -> Result<bool> {
         }
         _ => bail!("this command takes no --cycles"),
     }
+}
+
+/// Ctrl-C during an own-row build, as during the exact tables' build: the layer being
+/// built loses its temporary files, and the message says what is whole and how to go on.
+/// (A layer is complete once its high file, written last, is renamed into place.)
+fn on_ctrl_c(opts: &awari::build::BuildOptions, building: Arc<AtomicU32>) -> Result<()> {
+    let root = own_row::own_row_db(&opts.db);
+    let (rules, top) = (opts.rules, opts.max_seeds);
+    ctrlc::set_handler(move || {
+        let n = building.load(Relaxed);
+        for kind in [TableKind::OwnRowLow, TableKind::OwnRowHigh] {
+            let _ = std::fs::remove_file(temporary_path(&root, rules, n, kind));
+        }
+        if n > top {
+            tell!("\ninterrupted after the last layer; every own-row layer on disk is whole");
+        } else {
+            tell!("\ninterrupted while building own-row layer {n}; layers below it are whole on disk, and the same command resumes at layer {n}");
+        }
+        std::process::exit(130);
+    })
+    .context("installing the Ctrl-C handler")
 }
 
 fn open(args: &DbArgs) -> Result<BoundsDatabase> {
