@@ -29,7 +29,10 @@ fn main() -> ExitCode {
             let text = e.render().to_string();
             let first = text.lines().next().unwrap_or("bad arguments");
             let first = first.strip_prefix("error: ").unwrap_or(first);
-            cli::tell_line(&format!("error: {} (see awari --help)", cli::clip_line(first)));
+            cli::tell_line(&format!(
+                "error: {} (see awari --help)",
+                cli::clip_line(first)
+            ));
             return ExitCode::from(2);
         }
     };

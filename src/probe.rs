@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex};
 #[derive(Debug, thiserror::Error)]
 pub enum ProbeError {
     /// The layer of the board is not in the database.
-    #[error("layer {seeds} ({seeds} seeds on the board) of rules '{rules}' is not built in {}; run: awari build --rules {rules} --max-seeds {seeds} --db {}", dir.display(), dir.display())]
+    #[error("layer {seeds} ({seeds} seeds on the board) of rules '{rules}' is not built in {}; run: awari build --rules {rules} --max-seeds {seeds} --db {}", dir.display(), crate::store::shell_word(dir))]
     LayerMissing {
         /// The layer.
         seeds: u32,

@@ -11,7 +11,7 @@ use awari::solve::lean::LeanOptions;
 use awari::store::{temporary_path, TableKind, WriteOptions};
 use awari::{Board, Database, MoveValue, Rules, Turn};
 use serde_json::{json, Value};
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::sync::atomic::Ordering::Relaxed;
 
 /// Runs the command; `Ok(false)` means it ran but found problems (exit code 1).
@@ -467,21 +467,24 @@ fn cmd_probe(
 
 /// Lines answered together at most: their lookups are grouped by block.
 const BATCH_LINES: usize = 1 << 20;
+/// Bytes of text in one batch at most, so that memory stays bounded whatever the lines hold.
+const BATCH_BYTES: usize = 64 << 20;
+/// Lines read ahead of the batch being answered.
+const READ_AHEAD: usize = 1 << 16;
 /// A batch closes when no new line arrives for this long, so a program that writes one
 /// board and waits for its answer is answered at once.
 const BATCH_WAIT: std::time::Duration = std::time::Duration::from_millis(20);
 
 fn probe_batch(db: &Database, captured: Option<(u32, u32)>, json_out: bool) -> Result<bool> {
     // A reader thread feeds lines through a channel; the main thread takes as many as have
-    // arrived (up to BATCH_LINES) and answers them together.
-    let (tx, rx) = std::sync::mpsc::sync_channel::<std::io::Result<Line>>(2 * BATCH_LINES);
+    // arrived (up to BATCH_LINES or BATCH_BYTES) and answers them together.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<std::io::Result<Line>>(READ_AHEAD);
     std::thread::spawn(move || {
         let mut stdin = std::io::stdin().lock();
         loop {
-            let mut bytes = Vec::new();
-            let line = match stdin.read_until(b'\n', &mut bytes) {
-                Ok(0) => break,
-                Ok(_) => Ok(Line::from_bytes(bytes)),
+            let line = match super::input::read_line(&mut stdin, super::input::MAX_LINE) {
+                Ok(None) => break,
+                Ok(Some(l)) => Ok(Line::from_input(l)),
                 Err(e) => Err(e),
             };
             let stop = line.is_err();
@@ -495,10 +498,16 @@ fn probe_batch(db: &Database, captured: Option<(u32, u32)>, json_out: bool) -> R
     let mut all_ok = true;
     let mut line_no = 0usize;
     while let Ok(first) = rx.recv() {
-        let mut lines = vec![first.context("reading stdin")?];
-        while lines.len() < BATCH_LINES {
+        let first = first.context("reading stdin")?;
+        let mut bytes = first.bytes();
+        let mut lines = vec![first];
+        while lines.len() < BATCH_LINES && bytes < BATCH_BYTES {
             match rx.recv_timeout(BATCH_WAIT) {
-                Ok(line) => lines.push(line.context("reading stdin")?),
+                Ok(line) => {
+                    let line = line.context("reading stdin")?;
+                    bytes += line.bytes();
+                    lines.push(line);
+                }
                 Err(_) => break,
             }
         }
@@ -521,8 +530,7 @@ fn probe_batch(db: &Database, captured: Option<(u32, u32)>, json_out: bool) -> R
                     }
                     Err(e) => {
                         all_ok = false;
-                        let message = output::clip_line(&format!("{e:#}"));
-                        writeln!(out, "error: line {line_no}: {message}")
+                        writeln!(out, "{}", batch_error(line_no, &e, json_out))
                     }
                 }
             };
@@ -533,25 +541,40 @@ fn probe_batch(db: &Database, captured: Option<(u32, u32)>, json_out: bool) -> R
     Ok(all_ok)
 }
 
+/// The answer to a bad line of `probe --batch`: `error: line N: why`, or with `--json` a
+/// JSON object `{"line": N, "error": "why"}`, so that every line of a JSON stream parses.
+pub(super) fn batch_error(line_no: usize, e: &anyhow::Error, json_out: bool) -> String {
+    let message = output::clip_line(&format!("{e:#}"));
+    if json_out {
+        json!({ "line": line_no, "error": message }).to_string()
+    } else {
+        format!("error: line {line_no}: {message}")
+    }
+}
+
 /// One line of `probe --batch` input, without its line break.
 enum Line {
     Text(String),
-    /// Not UTF-8: an error for this line alone.
-    NotUtf8,
+    /// Not UTF-8, or too long: an error for this line alone (the reason).
+    Bad(String),
 }
 
 impl Line {
-    fn from_bytes(mut bytes: Vec<u8>) -> Line {
-        if bytes.last() == Some(&b'\n') {
-            bytes.pop();
-            if bytes.last() == Some(&b'\r') {
-                bytes.pop();
-            }
+    fn from_input(line: super::input::BoundedLine) -> Line {
+        match line.text() {
+            Ok(t) => Line::Text(t.to_string()),
+            Err(why) => Line::Bad(why),
         }
-        String::from_utf8(bytes).map_or(Line::NotUtf8, Line::Text)
     }
     fn is_blank(&self) -> bool {
         matches!(self, Line::Text(t) if t.trim().is_empty())
+    }
+    /// The memory it holds, for the batch's bound.
+    fn bytes(&self) -> usize {
+        match self {
+            Line::Text(t) => t.len(),
+            Line::Bad(why) => why.len(),
+        }
     }
 }
 
@@ -570,8 +593,8 @@ fn answer_lines(
     let mut pending: Vec<(usize, Board, awari::MoveList, usize)> = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         let line = match line {
-            Line::NotUtf8 => {
-                results.push(Some(Err(anyhow!("not UTF-8 text"))));
+            Line::Bad(why) => {
+                results.push(Some(Err(anyhow!("{why}"))));
                 continue;
             }
             Line::Text(t) if t.trim().is_empty() => {
@@ -698,7 +721,7 @@ fn layer_span(db: &Database, layers: Option<LayerRange>) -> Result<(u32, u32)> {
                     db.rules(),
                     db.dir().display(),
                     db.rules(),
-                    db.dir().display()
+                    awari::store::shell_word(db.dir())
                 ),
             }
         }
@@ -868,7 +891,7 @@ fn cmd_start(args: DbArgs, per_pit: u8) -> Result<bool> {
         bail!(
             "the opening with {per_pit} seeds per pit needs the layers up to {seeds}; build them with: awari build --rules {} --max-seeds {seeds} --db {}",
             db.rules(),
-            db.dir().display()
+            awari::store::shell_word(db.dir())
         );
     }
     let board = Board::opening(per_pit)?;

@@ -1,6 +1,7 @@
 //! The command line: argument parsing (clap) and one function per subcommand.
 
 mod commands;
+mod input;
 mod layers;
 mod output;
 mod own_row;

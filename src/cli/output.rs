@@ -63,7 +63,10 @@ pub fn keep_going_without_stdout() {
 /// After the work of [`keep_going_without_stdout`]: an error if stdout failed other than by
 /// its reader going away (a full device), so the exit code still says the report is lost.
 pub fn stdout_result() -> anyhow::Result<()> {
-    let failure = STDOUT_ERROR.lock().unwrap_or_else(|e| e.into_inner()).take();
+    let failure = STDOUT_ERROR
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take();
     match failure {
         Some(e) => Err(anyhow::anyhow!("writing to standard output: {e}")),
         None => Ok(()),

@@ -8,10 +8,10 @@ use anyhow::{anyhow, bail, Context, Result};
 use awari::own_row::{self, BoundsDatabase, MoveBounds, PvEnd};
 use awari::store::{temporary_path, TableKind};
 use awari::{Board, Turn};
+use serde_json::{json, Value};
+use std::io::Write;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use std::sync::Arc;
-use serde_json::{json, Value};
-use std::io::{BufRead, Write};
 
 /// Whether the command asks for own-row cycles.
 pub fn wanted(command: &Command) -> bool {
@@ -209,7 +209,7 @@ pub fn run(command: Command) -> Result<bool> {
             if db.complete_up_to().is_none_or(|top| top < seeds) {
                 bail!(
                     "the opening with {seeds_per_pit} seeds per pit needs the own-row layers up to {seeds}; build them with: awari build --cycles own-row --rules {rules} --max-seeds {seeds} --db {}",
-                    dir.display()
+                    awari::store::shell_word(&dir)
                 );
             }
             let board = Board::opening(seeds_per_pit)?;
@@ -357,12 +357,17 @@ fn probe_batch(db: &BoundsDatabase, json_out: bool) -> Result<bool> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut all_ok = true;
-    for (k, line) in std::io::stdin().lock().lines().enumerate() {
-        let line = line.map_err(|e| anyhow!("reading standard input: {e}"))?;
-        let text = if line.trim().is_empty() {
+    let mut stdin = std::io::stdin().lock();
+    let mut k = 0;
+    while let Some(line) = super::input::read_line(&mut stdin, super::input::MAX_LINE)
+        .map_err(|e| anyhow!("reading standard input: {e}"))?
+    {
+        k += 1;
+        let line = line.text().map_err(|why| anyhow!("{why}"));
+        let text = if line.as_ref().is_ok_and(|l| l.trim().is_empty()) {
             String::new()
         } else {
-            let answer = parse_board(&line).and_then(|board| {
+            let answer = line.and_then(parse_board).and_then(|board| {
                 if json_out {
                     Ok(answer_json(db, &board)?.to_string())
                 } else {
@@ -379,7 +384,7 @@ fn probe_batch(db: &BoundsDatabase, json_out: bool) -> Result<bool> {
                 Ok(t) => t,
                 Err(e) => {
                     all_ok = false;
-                    format!("error: line {}: {e:#}", k + 1)
+                    super::commands::batch_error(k, &e, json_out)
                 }
             }
         };

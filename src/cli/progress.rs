@@ -93,7 +93,10 @@ impl SolveObserver for BuildProgress {
         if self.timing {
             tell!(
                 "  t={t}: {} settled by exits, {} rounds settle {}, total {:?}",
-                c.by_exits, c.rounds, c.propagated, c.elapsed
+                c.by_exits,
+                c.rounds,
+                c.propagated,
+                c.elapsed
             );
         }
     }

@@ -244,6 +244,22 @@ pub fn temporary_path(db: &Path, rules: Rules, seeds: u32, kind: TableKind) -> P
     table_path(db, rules, seeds, kind).with_extension(format!("{}.tmp", kind.extension()))
 }
 
+/// A path as one word of a shell command, for the commands that error messages suggest: as
+/// it is when the shell reads it so, else in single quotes (a quote inside written `'\''`),
+/// so that a suggested command works when pasted even for a folder with a space in its name.
+pub fn shell_word(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    let plain = !text.is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+,:=@%".contains(&b));
+    if plain {
+        text.into_owned()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
 /// The file of one layer's table of `kind`.
 pub fn table_path(db: &Path, rules: Rules, seeds: u32, kind: TableKind) -> PathBuf {
     rules_dir(db, rules).join(format!("layer-{seeds:02}.{}", kind.extension()))
