@@ -41,7 +41,7 @@ fn main() -> ExitCode {
         Ok(false) => ExitCode::FAILURE,
         Err(e) => {
             // One line, the whole cause chain.
-            cli::tell_line(&format!("error: {}", cli::clip_line(&format!("{e:#}"))));
+            cli::tell_line(&format!("error: {}", cli::error_line(&e)));
             ExitCode::FAILURE
         }
     }

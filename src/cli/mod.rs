@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 pub use commands::run;
 pub use layers::LayerRange;
-pub use output::{clip_line, tell_line, tell_raw};
+pub use output::{clip_line, error_line, tell_line, tell_raw};
 
 /// Exact endgame databases for Awari / Oware.
 ///

@@ -118,6 +118,24 @@ pub fn shown(text: &str) -> String {
     s
 }
 
+/// An error and its causes in one line, as [`clip_line`] prints it: each cause after a
+/// colon, except a cause whose text the line already holds (an error that quotes its
+/// source's reason, and still offers it as its `source()`, is not said twice).
+pub fn error_line(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if text.is_empty() || line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    clip_line(&line)
+}
+
 /// An error message as printed: one line (line breaks escaped), at most a few hundred
 /// characters, whatever text it quotes.
 pub fn clip_line(message: &str) -> String {

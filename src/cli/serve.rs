@@ -347,16 +347,13 @@ fn guarded(handler: impl FnOnce() -> Result<Reply>) -> Reply {
     match catch_unwind(AssertUnwindSafe(handler)) {
         Ok(Ok(r)) => r,
         Ok(Err(e)) if e.downcast_ref::<BadRequest>().is_some() => {
-            let msg = super::output::clip_line(&format!("{e:#}"));
+            let msg = super::output::error_line(&e);
             (400, "application/json", json!({ "error": msg }).to_string())
         }
         Ok(Err(e)) => {
             // The cause names files of the server's machine: it goes to the server's log,
             // and the client learns only that the server failed.
-            tell!(
-                "awari serve: error: {}",
-                super::output::clip_line(&format!("{e:#}"))
-            );
+            tell!("awari serve: error: {}", super::output::error_line(&e));
             (
                 500,
                 "application/json",
