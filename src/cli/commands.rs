@@ -467,8 +467,12 @@ fn cmd_probe(
 
 /// Lines answered together at most: their lookups are grouped by block.
 const BATCH_LINES: usize = 1 << 20;
-/// Bytes of text in one batch at most, so that memory stays bounded whatever the lines hold.
+/// Memory of one batch at most (lines and their answers, as [`Line::bytes`] counts them),
+/// so that it stays bounded whatever the input: endless lines of garbage included.
 const BATCH_BYTES: usize = 64 << 20;
+/// What the answer to a line takes, about: its board, moves and result (measured on
+/// `/dev/urandom`, whose lines are nearly all errors, at about 250 bytes).
+const ANSWER_BYTES: usize = 256;
 /// Lines read ahead of the batch being answered.
 const READ_AHEAD: usize = 1 << 16;
 /// A batch closes when no new line arrives for this long, so a program that writes one
@@ -543,8 +547,7 @@ fn probe_batch(db: &Database, captured: Option<(u32, u32)>, json_out: bool) -> R
 
 /// The answer to a bad line of `probe --batch`: `error: line N: why`, or with `--json` a
 /// JSON object `{"line": N, "error": "why"}`, so that every line of a JSON stream parses.
-pub(super) fn batch_error(line_no: usize, e: &anyhow::Error, json_out: bool) -> String {
-    let message = output::clip_line(&format!("{e:#}"));
+pub(super) fn batch_error(line_no: usize, message: &str, json_out: bool) -> String {
     if json_out {
         json!({ "line": line_no, "error": message }).to_string()
     } else {
@@ -569,12 +572,13 @@ impl Line {
     fn is_blank(&self) -> bool {
         matches!(self, Line::Text(t) if t.trim().is_empty())
     }
-    /// The memory it holds, for the batch's bound.
+    /// The memory it and its answer take, for the batch's bound.
     fn bytes(&self) -> usize {
-        match self {
-            Line::Text(t) => t.len(),
-            Line::Bad(why) => why.len(),
-        }
+        ANSWER_BYTES
+            + match self {
+                Line::Text(t) => t.len(),
+                Line::Bad(why) => why.len(),
+            }
     }
 }
 
@@ -585,20 +589,22 @@ fn answer_lines(
     db: &Database,
     lines: &[Line],
     captured: Option<(u32, u32)>,
-) -> Vec<Result<ProbeAnswer>> {
+) -> Vec<Result<ProbeAnswer, String>> {
     let rules = db.rules();
-    let mut results: Vec<Option<Result<ProbeAnswer>>> = Vec::with_capacity(lines.len());
+    // Errors are kept as their one line: an error value can hold much more (a backtrace
+    // when RUST_BACKTRACE is set), and a batch of garbage is all errors.
+    let mut results: Vec<Option<Result<ProbeAnswer, String>>> = Vec::with_capacity(lines.len());
     let mut wanted: Vec<Board> = Vec::new();
     // For each line answered in the grouped pass: its board, its moves, where its values start.
     let mut pending: Vec<(usize, Board, awari::MoveList, usize)> = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         let line = match line {
             Line::Bad(why) => {
-                results.push(Some(Err(anyhow!("{why}"))));
+                results.push(Some(Err(why.clone())));
                 continue;
             }
             Line::Text(t) if t.trim().is_empty() => {
-                results.push(Some(Err(anyhow!("blank line"))));
+                results.push(Some(Err("blank line".into())));
                 continue;
             }
             Line::Text(t) => t,
@@ -606,7 +612,7 @@ fn answer_lines(
         let board = match parse_board(line).and_then(|b| check_captured(&b, captured).map(|_| b)) {
             Ok(b) => b,
             Err(e) => {
-                results.push(Some(Err(e)));
+                results.push(Some(Err(output::error_line(&e))));
                 continue;
             }
         };
@@ -615,7 +621,7 @@ fn answer_lines(
             !db.has_layer(board.seeds()) || moves.iter().any(|m| !db.has_layer(m.child.seeds()));
         if needs_missing {
             // The single-board path names the missing layer and the command that builds it.
-            results.push(Some(answer(db, board)));
+            results.push(Some(answer(db, board).map_err(|e| output::error_line(&e))));
             continue;
         }
         pending.push((i, board, moves, wanted.len()));
@@ -641,7 +647,7 @@ fn answer_lines(
         Err(e) => {
             let msg = e.to_string();
             for (i, ..) in pending {
-                results[i] = Some(Err(anyhow!("{msg}")));
+                results[i] = Some(Err(msg.clone()));
             }
         }
     }

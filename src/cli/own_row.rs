@@ -384,7 +384,7 @@ fn probe_batch(db: &BoundsDatabase, json_out: bool) -> Result<bool> {
                 Ok(t) => t,
                 Err(e) => {
                     all_ok = false;
-                    super::commands::batch_error(k, &e, json_out)
+                    super::commands::batch_error(k, &super::output::error_line(&e), json_out)
                 }
             }
         };
