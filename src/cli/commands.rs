@@ -469,7 +469,7 @@ fn cmd_probe(
 const BATCH_LINES: usize = 1 << 20;
 /// Memory of one batch at most (lines and their answers, as [`Line::bytes`] counts them),
 /// so that it stays bounded whatever the input: endless lines of garbage included.
-const BATCH_BYTES: usize = 64 << 20;
+const BATCH_BYTES: usize = 128 << 20;
 /// What the answer to a line takes, about: its board, moves and result (measured on
 /// `/dev/urandom`, whose lines are nearly all errors, at about 250 bytes).
 const ANSWER_BYTES: usize = 256;
