@@ -427,6 +427,8 @@ fn lock_folder(dir: &Path) -> Result<File, BuildError> {
         path: path.clone(),
         source,
     };
+    // A folder that cannot be reached says why, rather than a failure to create the lock.
+    store::check_folder(dir)?;
     std::fs::create_dir_all(dir).map_err(lock_err)?;
     let mut file = std::fs::OpenOptions::new()
         .create(true)

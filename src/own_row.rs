@@ -114,6 +114,7 @@ impl BoundsDatabase {
     pub fn open(db: impl AsRef<Path>, rules: Rules) -> Result<BoundsDatabase, StoreError> {
         let db = db.as_ref();
         let root = own_row_db(db);
+        store::check_folder(&store::rules_dir(&root, rules))?;
         let open = |seeds, kind| -> Result<Option<LayerFile>, StoreError> {
             let path = store::table_path(&root, rules, seeds, kind);
             if std::fs::symlink_metadata(&path).is_err() {

@@ -252,6 +252,7 @@ impl Database {
     }
 
     fn open_with(dir: &Path, rules: Rules, access: Access) -> Result<Database, StoreError> {
+        store::check_folder(&store::rules_dir(dir, rules))?;
         let open = |seeds, kind| -> Result<Option<LayerFile>, StoreError> {
             let path = store::table_path(dir, rules, seeds, kind);
             // `symlink_metadata` does not open the file, so a FIFO cannot block here;

@@ -1254,3 +1254,39 @@ fn a_flipped_checkpoint_byte_is_damage_with_one_remedy() {
     assert!(!line.contains("valid UTF-8"), "{line}");
     assert_eq!(line.matches("remove").count(), 1, "one remedy: {line}");
 }
+
+/// A symbolic link loop where a layer or the rules' folder should be: every command says
+/// what it is (the system's "Too many levels of symbolic links"), naming the path, rather
+/// than "not built" or a failure to create the lock.
+#[test]
+fn a_symlink_loop_says_what_it_is() {
+    // The rules' folder a loop.
+    let dir = scratch();
+    std::os::unix::fs::symlink("awari", dir.path().join("awari")).unwrap();
+    let commands: [&[&str]; 3] = [
+        &["probe", EIGHT],
+        &["stats"],
+        &["build", "-q", "--max-seeds", "3"],
+    ];
+    for args in commands {
+        let done = run_db(dir.path(), args).unwrap();
+        let line = one_line_error(&done, &format!("{args:?} over a looping folder"));
+        assert!(
+            line.contains("symbolic links") && line.contains("awari"),
+            "{args:?}: {line}"
+        );
+    }
+    // A layer file a loop.
+    let db = copy_db(8);
+    let layer = layer_path(db.path(), 8);
+    fs::remove_file(&layer).unwrap();
+    std::os::unix::fs::symlink("layer-08.awdb", &layer).unwrap();
+    for args in [&["probe", EIGHT][..], &["stats"][..]] {
+        let done = run_db(db.path(), args).unwrap();
+        let line = one_line_error(&done, &format!("{args:?} over a looping layer"));
+        assert!(
+            line.contains("symbolic links") && line.contains("layer-08"),
+            "{args:?}: {line}"
+        );
+    }
+}
