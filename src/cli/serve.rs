@@ -342,7 +342,7 @@ fn handle(oracle: &Oracle, url: &str) -> Result<(u16, &'static str, String)> {
 type Reply = (u16, &'static str, String);
 
 /// Runs a handler, turning its error into a 400 (bad input) or 500 (anything else) and a
-/// panic into a 500: a worker thread never dies of a request.
+/// panic into a 500: a connection thread never dies of a request.
 fn guarded(handler: impl FnOnce() -> Result<Reply>) -> Reply {
     match catch_unwind(AssertUnwindSafe(handler)) {
         Ok(Ok(r)) => r,
