@@ -127,7 +127,7 @@ pub enum BuildError {
         limit: u32,
     },
     /// The largest layer would need more memory than allowed (refused before any work).
-    #[error("layer {seeds} needs about {need_gib:.2} GiB of memory to build, over the limit of {limit_gib:.2} GiB; lower --max-seeds or raise --memory-limit")]
+    #[error("layer {seeds} needs about {} of memory to build, over the limit of {}; lower --max-seeds or raise --memory-limit", size_text(*need_gib), size_text(*limit_gib))]
     OverMemory {
         /// The layer.
         seeds: u32,
@@ -136,9 +136,11 @@ pub enum BuildError {
         /// The limit.
         limit_gib: f64,
     },
-    /// A layer file on disk is damaged: it must be removed and rebuilt.
-    #[error("{0}; remove the damaged file and build again")]
-    Damaged(StoreError),
+    /// A layer file on disk is damaged: it must be removed and rebuilt. The message names
+    /// the file, says what is wrong with it (the system's reason included) and one remedy;
+    /// [`std::error::Error::source`] is the store's error.
+    #[error("{}", damaged_text(.0))]
+    Damaged(#[source] StoreError),
     /// A file could not be read or written.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -149,7 +151,7 @@ pub enum BuildError {
     #[error("--threads {0} is out of range (1..={MAX_THREADS})")]
     ThreadCount(usize),
     /// Not enough free disk space for a layer (refused before it starts).
-    #[error("layer {seeds} needs about {need_gib:.2} GiB of free disk space in {}, {free_gib:.2} GiB are free; free some space or build elsewhere", dir.display())]
+    #[error("layer {seeds} needs about {} of free disk space in {}, {} are free; free some space or build elsewhere", size_text(*need_gib), dir.display(), size_text(*free_gib))]
     DiskFull {
         /// The layer.
         seeds: u32,
@@ -184,9 +186,35 @@ pub enum BuildError {
     },
 }
 
+/// A size given in GiB, in the unit that shows it best: "3.0 MiB", not "0.00 GiB".
+fn size_text(gib: f64) -> String {
+    let bytes = gib * (1u64 << 30) as f64;
+    match bytes {
+        b if b >= (1u64 << 30) as f64 => format!("{gib:.2} GiB"),
+        b if b >= (1u64 << 20) as f64 => format!("{:.1} MiB", b / (1u64 << 20) as f64),
+        b if b >= 1024.0 => format!("{:.1} KiB", b / 1024.0),
+        b => format!("{b:.0} bytes"),
+    }
+}
+
+/// The message of [`BuildError::Damaged`]: the store's error with its system reason, then
+/// the remedy, unless the error names one of its own (a checkpoint says to remove its
+/// folder): one remedy a line.
+fn damaged_text(e: &StoreError) -> String {
+    let mut text = e.to_string();
+    if let Some(reason) = std::error::Error::source(e) {
+        text = format!("{text}: {reason}");
+    }
+    if text.contains("; remove ") {
+        text
+    } else {
+        format!("{text}; remove the damaged file and build again")
+    }
+}
+
 /// A store error met while reading back a layer already on disk: damage (the file must be
 /// rebuilt) or the system refusing (the file may be fine).
-fn existing_layer_error(e: StoreError) -> BuildError {
+pub(crate) fn existing_layer_error(e: StoreError) -> BuildError {
     if e.is_damage() {
         BuildError::Damaged(e)
     } else {
@@ -405,6 +433,8 @@ fn lock_folder(dir: &Path) -> Result<File, BuildError> {
         path: path.clone(),
         source,
     };
+    // A folder that cannot be reached says why, rather than a failure to create the lock.
+    store::check_folder(dir)?;
     std::fs::create_dir_all(dir).map_err(lock_err)?;
     let mut file = std::fs::OpenOptions::new()
         .create(true)

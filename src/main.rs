@@ -1,5 +1,8 @@
 //! The `awari` command line.
 
+// Every line goes through `cli::output`, which never panics on a closed or full stream.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 mod cli;
 
 use clap::error::ErrorKind;
@@ -11,12 +14,13 @@ fn main() -> ExitCode {
         Ok(args) => args,
         Err(e) => {
             if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                // clap returns the write's failure rather than panicking; nothing to add.
                 let _ = e.print();
                 return ExitCode::SUCCESS;
             }
             if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
                 // `awari` alone: the help, on stderr, and a usage error's exit code.
-                eprint!("{}", e.render());
+                cli::tell_raw(&e.render().to_string());
                 return ExitCode::from(2);
             }
             // Every error is one line: clap's first line, which names the problem (its
@@ -25,7 +29,10 @@ fn main() -> ExitCode {
             let text = e.render().to_string();
             let first = text.lines().next().unwrap_or("bad arguments");
             let first = first.strip_prefix("error: ").unwrap_or(first);
-            eprintln!("error: {} (see awari --help)", cli::clip_line(first));
+            cli::tell_line(&format!(
+                "error: {} (see awari --help)",
+                cli::clip_line(first)
+            ));
             return ExitCode::from(2);
         }
     };
@@ -34,7 +41,7 @@ fn main() -> ExitCode {
         Ok(false) => ExitCode::FAILURE,
         Err(e) => {
             // One line, the whole cause chain.
-            eprintln!("error: {}", cli::clip_line(&format!("{e:#}")));
+            cli::tell_line(&format!("error: {}", cli::error_line(&e)));
             ExitCode::FAILURE
         }
     }

@@ -74,7 +74,7 @@ pub struct MoveBounds {
 #[derive(Debug, thiserror::Error)]
 pub enum OwnRowError {
     /// The board's layer is not built.
-    #[error("layer {seeds} ({seeds} seeds on the board) of rules '{rules}' with own-row cycles is not built in {}; run: awari build --cycles own-row --rules {rules} --max-seeds {seeds} --db {}", dir.display(), dir.display())]
+    #[error("layer {seeds} ({seeds} seeds on the board) of rules '{rules}' with own-row cycles is not built in {}; run: awari build --cycles own-row --rules {rules} --max-seeds {seeds} --db {}", dir.display(), crate::store::shell_word(dir))]
     LayerMissing {
         /// The layer.
         seeds: u32,
@@ -114,6 +114,7 @@ impl BoundsDatabase {
     pub fn open(db: impl AsRef<Path>, rules: Rules) -> Result<BoundsDatabase, StoreError> {
         let db = db.as_ref();
         let root = own_row_db(db);
+        store::check_folder(&store::rules_dir(&root, rules))?;
         let open = |seeds, kind| -> Result<Option<LayerFile>, StoreError> {
             let path = store::table_path(&root, rules, seeds, kind);
             if std::fs::symlink_metadata(&path).is_err() {
@@ -355,14 +356,31 @@ pub fn build_own_row(
             let started = Instant::now();
             let report = if high_path(n).exists() {
                 let damaged = BuildError::Damaged;
+                // (A link that leads nowhere is not missing: opening it says what it is.)
+                if std::fs::symlink_metadata(low_path(n)).is_err() {
+                    // The high file is written last: without its low file it is what is
+                    // left of a layer, and it is the file to remove.
+                    let name = low_path(n)
+                        .file_name()
+                        .map(|f| f.to_string_lossy().into_owned());
+                    return Err(damaged(StoreError::Corrupted {
+                        path: high_path(n),
+                        what: format!(
+                            "its low-bounds file {} is missing",
+                            name.unwrap_or_default()
+                        ),
+                    }));
+                }
+                // Damage is to remove; a file the system will not read may be fine.
+                let existing = crate::build::existing_layer_error;
                 let low = LayerFile::open_kind(&low_path(n), opts.rules, n, TableKind::OwnRowLow)
-                    .map_err(damaged)?;
+                    .map_err(existing)?;
                 let high =
                     LayerFile::open_kind(&high_path(n), opts.rules, n, TableKind::OwnRowHigh)
-                        .map_err(damaged)?;
+                        .map_err(existing)?;
                 let pair = BoundsLayer {
-                    low: low.read_all().map_err(damaged)?,
-                    high: high.read_all().map_err(damaged)?,
+                    low: low.read_all().map_err(existing)?,
+                    high: high.read_all().map_err(existing)?,
                 };
                 let exact = count_exact(&pair);
                 let above_missing = (n + 1..=opts.max_seeds).any(|m| !high_path(m).exists());

@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex};
 #[derive(Debug, thiserror::Error)]
 pub enum ProbeError {
     /// The layer of the board is not in the database.
-    #[error("layer {seeds} ({seeds} seeds on the board) of rules '{rules}' is not built in {}; run: awari build --rules {rules} --max-seeds {seeds} --db {}", dir.display(), dir.display())]
+    #[error("layer {seeds} ({seeds} seeds on the board) of rules '{rules}' is not built in {}; run: awari build --rules {rules} --max-seeds {seeds} --db {}", dir.display(), crate::store::shell_word(dir))]
     LayerMissing {
         /// The layer.
         seeds: u32,
@@ -268,6 +268,7 @@ impl Database {
     }
 
     fn open_with(dir: &Path, rules: Rules, access: Access) -> Result<Database, StoreError> {
+        store::check_folder(&store::rules_dir(dir, rules))?;
         let open = |seeds, kind| -> Result<Option<LayerFile>, StoreError> {
             let path = store::table_path(dir, rules, seeds, kind);
             // `symlink_metadata` does not open the file, so a FIFO cannot block here;

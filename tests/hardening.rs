@@ -856,3 +856,437 @@ fn no_arguments_is_a_usage_error() {
     assert!(done.status.code().is_some());
     assert!(!done.stderr.contains("panicked"), "{}", done.stderr);
 }
+
+// ---------------------------------------------------------------------------------------
+// Second round: stderr, bounded input, a closed stdout during a build, Ctrl-C of the
+// own-row build, messages
+// ---------------------------------------------------------------------------------------
+
+/// Runs `cmd` with stdin null, stdout discarded and stderr `stderr`, under the time limit.
+fn status_with_stderr(mut cmd: StdCommand, stderr: Stdio) -> ExitStatus {
+    let what = format!("{cmd:?}");
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(stderr)
+        .spawn()
+        .unwrap();
+    drop(cmd);
+    let started = Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        if started.elapsed() > LIMIT * 3 {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}: still running after {:?}", LIMIT * 3);
+        }
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn dev_full() -> Stdio {
+    Stdio::from(
+        fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap(),
+    )
+}
+
+/// Writes to a full or closed stderr are dropped, never a panic: an error still exits 1, a
+/// build (whose lean pass writes its plan to stderr) still succeeds.
+#[test]
+fn a_full_or_closed_stderr_is_never_a_panic() {
+    let mut probe = awari(&["probe", "bad"]);
+    probe.arg("--db").arg(db());
+    let status = status_with_stderr(probe, dev_full());
+    assert_eq!(status.code(), Some(1), "probe bad 2>/dev/full: {status:?}");
+
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let mut stats = awari(&["stats", "--layers", "99"]);
+    stats.arg("--db").arg(db());
+    let status = status_with_stderr(stats, Stdio::from(writer));
+    assert!(
+        status.code().is_some() && status.code() != Some(101),
+        "stats with stderr a closed pipe: {status:?}"
+    );
+
+    let dir = scratch();
+    let mut build = awari(&["build", "--lean", "--max-seeds", "7", "--db"]);
+    build.arg(dir.path());
+    let status = status_with_stderr(build, dev_full());
+    assert!(status.success(), "build 2>/dev/full: {status:?}");
+    assert!(layer_path(dir.path(), 7).exists());
+}
+
+/// `awari build | head -c1`: the reader of the table goes away after the first layer; the
+/// build goes on silently to the end (an exit 0 means every layer is built).
+#[test]
+fn a_build_whose_stdout_closes_builds_every_layer() {
+    let dir = scratch();
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let mut build = awari(&["build", "-q", "--max-seeds", "12", "--db"]);
+    build.arg(dir.path());
+    let done = run_limited(build, None, Stdio::from(writer), LIMIT * 3).unwrap();
+    assert!(done.status.success(), "{:?}: {}", done.status, done.stderr);
+    let missing: Vec<u32> = (0..=12)
+        .filter(|&n| !layer_path(dir.path(), n).exists())
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "exit 0 with layers {missing:?} not built"
+    );
+}
+
+/// SIGINT during `build --cycles own-row`: a message naming the layer, a non-zero exit and
+/// no temporary file left, as for the exact tables' build.
+#[test]
+fn sigint_during_an_own_row_build_says_where_it_stopped_and_leaves_no_tmp() {
+    let dir = scratch();
+    let mut child = StdCommand::new(awari_bin())
+        .args([
+            "build",
+            "--cycles",
+            "own-row",
+            "-q",
+            "--max-seeds",
+            "16",
+            "--db",
+        ])
+        .arg(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let done = dir.path().join("own-row/awari/layer-10.awhi");
+    let started = Instant::now();
+    while !done.exists() {
+        assert!(started.elapsed() < LIMIT * 2, "the build wrote no layer 10");
+        thread::sleep(Duration::from_millis(10));
+    }
+    // Into layer 11, whose files are being written or about to be.
+    thread::sleep(Duration::from_millis(200));
+    let sent = StdCommand::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let mut err = child.stderr.take().unwrap();
+    let reader = thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if started.elapsed() > LIMIT * 4 {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the own-row build did not stop after SIGINT");
+        }
+        thread::sleep(Duration::from_millis(20));
+    };
+    let stderr = reader.join().unwrap();
+    assert!(
+        status.code().is_some_and(|c| c != 0),
+        "an exit code, not a signal: {status:?}\n{stderr}"
+    );
+    assert!(
+        stderr.contains("interrupted") && stderr.contains("resumes"),
+        "{stderr}"
+    );
+    assert!(
+        (11..=16).any(|n| stderr.contains(&format!("layer {n}"))),
+        "{stderr}"
+    );
+    let left = tmp_files(dir.path());
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+}
+
+/// The resident memory of a running process, from /proc.
+fn rss_kib(pid: u32) -> Option<u64> {
+    let status = fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+/// `probe --batch` reading endless input (`/dev/zero`: one line without end;
+/// `/dev/urandom`: endless short lines) under a 2 GiB address-space limit: still running
+/// after 4 s, with its resident memory under 200 MiB.
+#[test]
+fn endless_input_keeps_probe_batch_memory_flat() {
+    for source in ["/dev/zero", "/dev/urandom"] {
+        let mut child = StdCommand::new("sh")
+            .arg("-c")
+            .arg("ulimit -v 2097152 && exec \"$0\" probe --batch --db \"$1\"")
+            .arg(awari_bin())
+            .arg(db())
+            .stdin(Stdio::from(fs::File::open(source).unwrap()))
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut peak = 0;
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(4) {
+            if let Some(status) = child.try_wait().unwrap() {
+                let mut stderr = String::new();
+                let _ = child.stderr.take().unwrap().read_to_string(&mut stderr);
+                panic!("{source}: ended early, {status:?}: {stderr}");
+            }
+            peak = peak.max(rss_kib(child.id()).unwrap_or(0));
+            thread::sleep(Duration::from_millis(100));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(peak < 200 << 10, "{source}: {peak} KiB resident");
+    }
+}
+
+/// `analyze` of an endless file stops with one line, quickly, under a memory limit.
+#[test]
+fn analyze_of_endless_input_is_a_quick_error() {
+    for source in ["/dev/zero", "/dev/urandom"] {
+        let mut cmd = StdCommand::new("sh");
+        cmd.arg("-c")
+            .arg("ulimit -v 2097152 && exec \"$0\" analyze --db \"$1\" \"$2\"")
+            .arg(awari_bin())
+            .arg(db())
+            .arg(source);
+        let done = run_limited(cmd, None, Stdio::piped(), LIMIT).unwrap();
+        let line = one_line_error(&done, source);
+        assert!(line.contains("larger than"), "{source}: {line}");
+    }
+    // A game file over the cap, from stdin too.
+    let mut cmd = awari(&["analyze", "--db"]);
+    cmd.arg(db());
+    let big = format!("1 2 3 {}", " ".repeat(2 << 20)).into_bytes();
+    let done = run_limited(cmd, Some(big), Stdio::piped(), LIMIT).unwrap();
+    assert!(one_line_error(&done, "stdin").contains("larger than"));
+}
+
+/// A line over the cap is an error of its own (the others are answered), and with --json
+/// every line of the answer, errors included, is a JSON object.
+#[test]
+fn a_long_batch_line_is_an_error_and_json_errors_are_json() {
+    let long = "1 ".repeat(3000);
+    let input = format!("{EIGHT}\n{long}\nnot a board\n\n{OPENING}\n").into_bytes();
+    let out = Command::new(awari_bin())
+        .args(["probe", "--batch", "--db"])
+        .arg(db())
+        .write_stdin(input.clone())
+        .timeout(LIMIT)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 5, "{stdout}");
+    assert!(
+        lines[1].starts_with("error: line 2: line too long"),
+        "{}",
+        lines[1]
+    );
+    assert!(lines[2].starts_with("error: line 3: "), "{}", lines[2]);
+    assert_eq!(lines[3], "");
+    assert!(lines[4].contains("best"), "{}", lines[4]);
+    assert_eq!(out.status.code(), Some(1));
+
+    let out = Command::new(awari_bin())
+        .args(["probe", "--batch", "--json", "--db"])
+        .arg(db())
+        .write_stdin(input)
+        .timeout(LIMIT)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 5, "{stdout}");
+    for (i, line) in lines.iter().enumerate().filter(|(_, l)| !l.is_empty()) {
+        let v: serde_json::Value = serde_json::from_str(line)
+            .unwrap_or_else(|e| panic!("line {}: not JSON ({e}): {line}", i + 1));
+        if i == 1 || i == 2 {
+            assert_eq!(v["line"], serde_json::json!(i + 1), "{line}");
+            assert!(v["error"].is_string(), "{line}");
+        } else {
+            assert!(v["value"].is_i64(), "{line}");
+        }
+    }
+}
+
+/// A key that is not UTF-8 in `awari play` is an unknown key: the game goes on.
+#[test]
+fn a_non_utf8_key_does_not_end_play() {
+    let mut cmd = awari(&["play", "--computer", "none", "--db"]);
+    cmd.arg(db());
+    let done = run_limited(
+        cmd,
+        Some(b"\xff\xfe\n1\nq\n".to_vec()),
+        Stdio::piped(),
+        LIMIT,
+    )
+    .unwrap();
+    assert!(done.status.success(), "{:?}: {}", done.status, done.stderr);
+    let stdout = done.stdout();
+    assert!(stdout.contains("not UTF-8"), "{stdout}");
+    assert!(
+        stdout.trim_end().ends_with("1. 1"),
+        "the move after the bad key is played: {stdout}"
+    );
+}
+
+/// Messages that offer a choice offer only what is accepted, and a suggested command works
+/// when pasted.
+#[test]
+fn suggestions_are_accepted_as_offered() {
+    let mut cmd = awari(&["play", "--first", "east", "--db"]);
+    cmd.arg(db());
+    let done = run_limited(cmd, None, Stdio::piped(), LIMIT).unwrap();
+    let line = one_line_error(&done, "--first east");
+    assert!(line.contains("south") && !line.contains("none"), "{line}");
+
+    let dir = scratch();
+    let spaced = dir.path().join("my tables");
+    fs::create_dir_all(&spaced).unwrap();
+    let done = run_db(&spaced, &["probe", OPENING]).unwrap();
+    let line = one_line_error(&done, "probe in a folder with a space");
+    let quoted = format!("--db '{}'", spaced.display());
+    assert!(line.contains(&quoted), "{line}");
+}
+
+/// An own-row layer whose low file is gone while its high file (written last) is still
+/// there: the error names the file that exists, says what is missing and gives one remedy;
+/// from the library, the error keeps the store's error as its source.
+#[test]
+fn a_missing_own_row_half_names_the_file_that_exists_with_one_remedy() {
+    let dir = scratch();
+    let build = |dir: &Path| {
+        let mut cmd = awari(&[
+            "build",
+            "--cycles",
+            "own-row",
+            "-q",
+            "--max-seeds",
+            "8",
+            "--db",
+        ]);
+        cmd.arg(dir);
+        run_limited(cmd, None, Stdio::piped(), LIMIT).unwrap()
+    };
+    assert!(build(dir.path()).status.success());
+    let rows = dir.path().join("own-row/awari");
+    fs::remove_file(rows.join("layer-05.awlo")).unwrap();
+    let done = build(dir.path());
+    let line = one_line_error(&done, "own-row build without a low file");
+    assert!(
+        line.contains("layer-05.awhi") && line.contains("layer-05.awlo is missing"),
+        "{line}"
+    );
+    assert_eq!(line.matches("remove").count(), 1, "one remedy: {line}");
+
+    let opts = awari::build::BuildOptions::new(dir.path().to_path_buf(), Rules::AWARI, 8);
+    let err = awari::own_row::build_own_row(&opts, |_| {}).unwrap_err();
+    assert!(
+        matches!(err, awari::build::BuildError::Damaged(_)),
+        "{err:?}"
+    );
+    let source = std::error::Error::source(&err).expect("the store's error as the source");
+    assert!(source.to_string().contains("layer-05.awhi"), "{source}");
+}
+
+/// A checkpoint whose manifest has a flipped byte (no longer UTF-8) is damage with one
+/// remedy, not a bare "stream did not contain valid UTF-8".
+#[test]
+fn a_flipped_checkpoint_byte_is_damage_with_one_remedy() {
+    let dir = scratch();
+    let mut child = StdCommand::new(awari_bin())
+        .args([
+            "build",
+            "--lean",
+            "-q",
+            "--checkpoint-minutes",
+            "0",
+            "--max-seeds",
+            "13",
+        ])
+        .arg("--db")
+        .arg(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let checkpoint = dir.path().join("awari/lean-13/checkpoint");
+    let started = Instant::now();
+    while !checkpoint.exists() {
+        if started.elapsed() > LIMIT * 6 || child.try_wait().unwrap().is_some() {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the lean build of layer 13 saved no checkpoint");
+        }
+        thread::sleep(Duration::from_millis(5));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let mut bytes = fs::read(&checkpoint).unwrap();
+    bytes[5] = 0xff;
+    fs::write(&checkpoint, bytes).unwrap();
+    let mut cmd = awari(&["build", "--lean", "-q", "--max-seeds", "13", "--db"]);
+    cmd.arg(dir.path());
+    let done = run_limited(cmd, None, Stdio::null(), LIMIT * 3).unwrap();
+    // The lean pass says its plan first; the error is the last line.
+    assert_eq!(done.status.code(), Some(1), "{}", done.stderr);
+    assert!(!done.stderr.contains("panicked"), "{}", done.stderr);
+    let line = done.stderr.lines().last().unwrap_or("").to_string();
+    assert!(line.starts_with("error: "), "{}", done.stderr);
+    assert!(line.contains("checkpoint"), "{line}");
+    assert!(!line.contains("valid UTF-8"), "{line}");
+    assert_eq!(line.matches("remove").count(), 1, "one remedy: {line}");
+}
+
+/// A symbolic link loop where a layer or the rules' folder should be: every command says
+/// what it is (the system's "Too many levels of symbolic links"), naming the path, rather
+/// than "not built" or a failure to create the lock.
+#[test]
+fn a_symlink_loop_says_what_it_is() {
+    // The rules' folder a loop.
+    let dir = scratch();
+    std::os::unix::fs::symlink("awari", dir.path().join("awari")).unwrap();
+    let commands: [&[&str]; 3] = [
+        &["probe", EIGHT],
+        &["stats"],
+        &["build", "-q", "--max-seeds", "3"],
+    ];
+    for args in commands {
+        let done = run_db(dir.path(), args).unwrap();
+        let line = one_line_error(&done, &format!("{args:?} over a looping folder"));
+        assert!(
+            line.contains("symbolic links") && line.contains("awari"),
+            "{args:?}: {line}"
+        );
+    }
+    // A layer file a loop.
+    let db = copy_db(8);
+    let layer = layer_path(db.path(), 8);
+    fs::remove_file(&layer).unwrap();
+    std::os::unix::fs::symlink("layer-08.awdb", &layer).unwrap();
+    for args in [&["probe", EIGHT][..], &["stats"][..]] {
+        let done = run_db(db.path(), args).unwrap();
+        let line = one_line_error(&done, &format!("{args:?} over a looping layer"));
+        assert!(
+            line.contains("symbolic links") && line.contains("layer-08"),
+            "{args:?}: {line}"
+        );
+    }
+}

@@ -809,3 +809,277 @@ fn the_page_edits_positions_undoes_and_loads_move_lists() {
         json!("abapa")
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// A server that outlives its clients
+// ---------------------------------------------------------------------------------------
+
+/// `awari serve` on `db` under `sh -c 'ulimit -n NOFILE; exec …'` (no limit change for
+/// `None`), its stderr in a file (read by [`Limited::stderr`]), killed when dropped.
+struct Limited {
+    server: Server,
+    stderr: tempfile::NamedTempFile,
+}
+
+impl Limited {
+    fn start(db: &Path, nofile: Option<u32>) -> Limited {
+        let stderr = tempfile::NamedTempFile::new().unwrap();
+        let limit = nofile.map_or(String::new(), |n| format!("ulimit -n {n} && "));
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "{limit}exec \"$0\" serve --port 0 --think-ms {THINK_MS} --db \"$1\""
+            ))
+            .arg(env!("CARGO_BIN_EXE_awari"))
+            .arg(db)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::from(stderr.reopen().unwrap()))
+            .spawn()
+            .unwrap();
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        let addr = first
+            .split("http://")
+            .nth(1)
+            .and_then(|rest| rest.split('/').next())
+            .unwrap_or_else(|| panic!("no address in {first:?}"))
+            .to_string();
+        Limited {
+            server: Server { child, addr },
+            stderr,
+        }
+    }
+
+    fn stderr(&self) -> String {
+        std::fs::read_to_string(self.stderr.path()).unwrap()
+    }
+}
+
+/// The raw answer to `request` (up to the server closing), within `limit`; `Err` if the
+/// server did not answer and close in time.
+fn exchange(addr: &str, request: &[u8], limit: Duration) -> Result<String, String> {
+    let mut s = TcpStream::connect_timeout(&addr.parse().unwrap(), limit)
+        .map_err(|e| format!("connect: {e}"))?;
+    s.set_read_timeout(Some(limit)).unwrap();
+    s.set_write_timeout(Some(limit)).unwrap();
+    let _ = s.write_all(request);
+    let mut answer = Vec::new();
+    s.read_to_end(&mut answer)
+        .map_err(|e| format!("no answer within {limit:?}: {e}; got {answer:?}"))?;
+    Ok(String::from_utf8_lossy(&answer).into_owned())
+}
+
+/// A GET the server must answer with a 200 within `limit` (retried until then).
+fn served_within(addr: &str, limit: Duration) -> Result<Duration, String> {
+    let started = Instant::now();
+    let request = format!(
+        "GET /api/position?board=1+1+1+1+1+1+1+1+1+1+1+1 HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    );
+    let mut last = String::new();
+    while started.elapsed() < limit {
+        match exchange(addr, request.as_bytes(), Duration::from_secs(2)) {
+            Ok(a) if a.starts_with("HTTP/1.1 200") && a.contains("\"exact\":true") => {
+                return Ok(started.elapsed())
+            }
+            Ok(a) => last = a,
+            Err(e) => last = e,
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Err(format!("not served within {limit:?}; last: {last}"))
+}
+
+/// Descriptors exhausted: under `ulimit -n 48`, 150 idle connections. Accepting fails with
+/// "Too many open files" while they are open (said once on stderr, not once per try), and
+/// once they close new clients are served: the listener never dies.
+#[test]
+fn a_server_out_of_descriptors_serves_again_once_its_clients_leave() {
+    let server = Limited::start(db_dir(), Some(48));
+    let addr = server.server.addr.clone();
+    served_within(&addr, Duration::from_secs(5)).unwrap();
+    let mut idle = Vec::new();
+    for _ in 0..150 {
+        // Past the kernel's queue a connection is not even completed: enough are open.
+        match TcpStream::connect_timeout(&addr.parse().unwrap(), Duration::from_millis(500)) {
+            Ok(s) => idle.push(s),
+            Err(_) => break,
+        }
+    }
+    assert!(idle.len() >= 48, "only {} connections opened", idle.len());
+    std::thread::sleep(Duration::from_millis(1500));
+    // A few connections that come and go while descriptors are short.
+    for s in idle.drain(..10) {
+        drop(s);
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    drop(idle);
+    let took = served_within(&addr, Duration::from_secs(15)).unwrap();
+    assert!(
+        took < Duration::from_secs(5),
+        "served again only after {took:?}"
+    );
+    // Still serving, many times over.
+    for _ in 0..20 {
+        served_within(&addr, Duration::from_secs(5)).unwrap();
+    }
+    let stderr = server.stderr();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let said = stderr.matches("cannot accept").count();
+    assert_eq!(said, 1, "the accept failure is said once:\n{stderr}");
+    assert!(stderr.contains("Too many open files"), "{stderr}");
+}
+
+/// More connections than the cap: the ones beyond it get a 503 at once (not a connection
+/// that hangs); an idle connection is closed after the head timeout; then the server serves.
+#[test]
+fn beyond_the_connection_cap_a_503_and_idle_connections_are_closed() {
+    let server = Server::start();
+    let addr = server.addr.clone();
+    let mut idle: Vec<TcpStream> = (0..64)
+        .map(|_| TcpStream::connect(&addr).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let started = Instant::now();
+    let answer = exchange(&addr, b"", Duration::from_secs(5)).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    // The idle connections are closed by the server (a 408) within the head timeout.
+    let started = Instant::now();
+    let first = &mut idle[0];
+    first
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let mut got = String::new();
+    let _ = first.read_to_string(&mut got);
+    let waited = started.elapsed();
+    assert!(
+        waited < Duration::from_secs(12),
+        "an idle connection held {waited:?}"
+    );
+    assert!(got.is_empty() || got.starts_with("HTTP/1.1 408"), "{got:?}");
+    idle.clear();
+    served_within(&addr, Duration::from_secs(5)).unwrap();
+}
+
+/// Requests that are not what the server serves are answered at once and closed: an HTTP/2
+/// preface (not held until the client gives up), a body over the cap, a head over the cap.
+#[test]
+fn http2_prefaces_and_oversized_requests_are_answered_at_once() {
+    let server = Server::start();
+    let addr = &server.addr;
+    let quick = Duration::from_secs(3);
+    let cases: [(Vec<u8>, &str); 4] = [
+        (b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec(), "505"),
+        (
+            b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\n".to_vec(),
+            "413",
+        ),
+        (
+            format!(
+                "GET / HTTP/1.1\r\nHost: x\r\nX-Pad: {}\r\n",
+                "a".repeat(40_000)
+            )
+            .into_bytes(),
+            "431",
+        ),
+        (
+            b"POST /api/position HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc".to_vec(),
+            "405",
+        ),
+    ];
+    for (request, status) in cases {
+        let shown = String::from_utf8_lossy(&request[..request.len().min(40)]).into_owned();
+        let started = Instant::now();
+        let answer = exchange(addr, &request, quick).unwrap_or_else(|e| panic!("{shown:?}: {e}"));
+        assert!(
+            answer.starts_with(&format!("HTTP/1.1 {status}")),
+            "{shown:?}: {answer:?}"
+        );
+        assert!(
+            started.elapsed() < quick,
+            "{shown:?}: {:?}",
+            started.elapsed()
+        );
+    }
+    served_within(addr, Duration::from_secs(5)).unwrap();
+}
+
+/// `cycles=own-row` is refused (the API answers from the exact tables only), not ignored.
+#[test]
+fn the_api_refuses_own_row_cycles_rather_than_ignore_them() {
+    let server = Server::start();
+    for route in ["position", "move"] {
+        let (status, v) = server.get_json(&format!(
+            "/api/{route}?board=1+1+1+1+1+1+1+1+1+1+1+1&cycles=own-row"
+        ));
+        assert_eq!(status, 400, "{route}: {v}");
+        assert!(v["error"].as_str().unwrap().contains("own-row"), "{v}");
+    }
+    let (status, _) = server.get_json("/api/position?board=1+1+1+1+1+1+1+1+1+1+1+1&cycles=share");
+    assert_eq!(status, 200);
+}
+
+/// A damaged layer is a 500 whose message shows no local path (the server's stderr has the
+/// whole error), and the server goes on.
+#[test]
+fn a_damaged_layer_is_a_500_that_shows_no_local_path() {
+    let from = db_dir().join("awari");
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("awari-serve-tests");
+    let copy = tempfile::Builder::new()
+        .prefix("private-folder-")
+        .tempdir_in(&root)
+        .unwrap();
+    let to = copy.path().join("awari");
+    std::fs::create_dir_all(&to).unwrap();
+    for entry in std::fs::read_dir(&from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_file() {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+    // Every byte of the middle of layer 10's values scrambled: its blocks fail their checks.
+    let layer = to.join("layer-10.awdb");
+    let mut bytes = std::fs::read(&layer).unwrap();
+    let n = bytes.len();
+    for b in &mut bytes[n / 5..n * 4 / 5] {
+        *b ^= 0x5a;
+    }
+    std::fs::write(&layer, bytes).unwrap();
+    let server = Limited::start(copy.path(), None);
+    let boards = common::every_board(10);
+    let mut failures = 0;
+    for board in boards.iter().step_by(boards.len() / 40) {
+        let (status, body) = server
+            .server
+            .get(&format!("/api/position?board={}", enc(&board.to_string())));
+        if status == 500 {
+            failures += 1;
+            let private = copy.path().to_string_lossy().to_string();
+            assert!(
+                !body.contains(&private) && !body.contains("private-folder-"),
+                "{body}"
+            );
+            assert!(!body.contains('/'), "a path in {body}");
+        } else {
+            assert_eq!(status, 200, "{board}: {body}");
+        }
+    }
+    assert!(failures > 0, "no board met the damaged blocks");
+    // The server goes on; a board away from layer 10 is answered.
+    let (status, body) = server
+        .server
+        .get("/api/position?board=0+0+0+0+0+1+0+1+0+1+1+2");
+    assert_eq!(status, 200, "{body}");
+    let stderr = server.stderr();
+    assert!(
+        stderr.contains("layer-10"),
+        "the log names the file: {stderr}"
+    );
+}

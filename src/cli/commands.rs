@@ -1,7 +1,7 @@
 //! One function per subcommand. Each returns an error whose Display is one line; `main`
 //! prints it and exits non-zero.
 
-use super::output::{self, say, shown};
+use super::output::{self, say, shown, tell};
 use super::progress::{BuildProgress, NO_LAYER};
 use super::{BuildArgs, Cli, Command, DbArgs, LayerRange, LeanArgs};
 use anyhow::{anyhow, bail, Context, Result};
@@ -11,7 +11,7 @@ use awari::solve::lean::LeanOptions;
 use awari::store::{temporary_path, TableKind, WriteOptions};
 use awari::{Board, Database, MoveValue, Rules, Turn};
 use serde_json::{json, Value};
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::sync::atomic::Ordering::Relaxed;
 
 /// Runs the command; `Ok(false)` means it ran but found problems (exit code 1).
@@ -178,6 +178,7 @@ pub(super) fn build_options(db: &DbArgs, args: &BuildArgs) -> Result<BuildOption
 #[cfg(feature = "mpi")]
 fn cmd_build_mpi(opts: BuildOptions, quiet: bool) -> Result<bool> {
     let cluster = awari::mpi::Cluster::init()?;
+    output::keep_going_without_stdout();
     let root = cluster.rank() == 0;
     let progress = BuildProgress::new(!quiet && root);
     let observer: &dyn build::BuildObserver = if root {
@@ -186,7 +187,7 @@ fn cmd_build_mpi(opts: BuildOptions, quiet: bool) -> Result<bool> {
         &awari::solve::Quiet
     };
     if root {
-        eprintln!(
+        tell!(
             "MPI: {} ranks share every layer (the lean pass); every rank reads the lower layers from {}",
             cluster.ranks(),
             opts.db.display()
@@ -208,10 +209,11 @@ fn cmd_build_mpi(opts: BuildOptions, quiet: bool) -> Result<bool> {
                     started.elapsed().as_secs_f64()
                 );
             }
+            output::stdout_result()?;
             Ok(true)
         }
         Err(e) => {
-            eprintln!("error: rank {}: {e}", cluster.rank());
+            tell!("error: rank {}: {e}", cluster.rank());
             cluster.abort(1)
         }
     }
@@ -255,6 +257,7 @@ fn cmd_build(db: DbArgs, build: BuildArgs, lean: LeanArgs) -> Result<bool> {
         return cmd_build_mpi(opts, quiet);
     }
     let rules = opts.rules;
+    output::keep_going_without_stdout();
     let progress = BuildProgress::new(!quiet);
     let building = progress.building.clone();
     let (db_dir, rules_for_handler) = (db.db.clone(), rules);
@@ -265,16 +268,16 @@ fn cmd_build(db: DbArgs, build: BuildArgs, lean: LeanArgs) -> Result<bool> {
     ctrlc::set_handler(move || {
         let n = building.load(Relaxed);
         if n == NO_LAYER {
-            eprintln!("\ninterrupted between layers; every layer on disk is whole, and the same command resumes the build");
+            tell!("\ninterrupted between layers; every layer on disk is whole, and the same command resumes the build");
         } else {
             for kind in [TableKind::Values, TableKind::Distances] {
                 let _ = std::fs::remove_file(temporary_path(&db_dir, rules_for_handler, n, kind));
             }
             let scratch = lean_for_handler.scratch_for(&db_dir, rules_for_handler, n);
             if scratch.exists() {
-                eprintln!("\ninterrupted while building layer {n}; layers below it are whole on disk, and the same command resumes layer {n} from its last checkpoint in {}", scratch.display());
+                tell!("\ninterrupted while building layer {n}; layers below it are whole on disk, and the same command resumes layer {n} from its last checkpoint in {}", scratch.display());
             } else {
-                eprintln!("\ninterrupted while building layer {n}; layers below it are whole on disk, and the same command resumes at layer {n}");
+                tell!("\ninterrupted while building layer {n}; layers below it are whole on disk, and the same command resumes at layer {n}");
             }
         }
         std::process::exit(130);
@@ -292,6 +295,7 @@ fn cmd_build(db: DbArgs, build: BuildArgs, lean: LeanArgs) -> Result<bool> {
         reports.len() - built,
         started.elapsed().as_secs_f64()
     );
+    output::stdout_result()?;
     Ok(true)
 }
 
@@ -463,21 +467,28 @@ fn cmd_probe(
 
 /// Lines answered together at most: their lookups are grouped by block.
 const BATCH_LINES: usize = 1 << 20;
+/// Memory of one batch at most (lines and their answers, as [`Line::bytes`] counts them),
+/// so that it stays bounded whatever the input: endless lines of garbage included.
+const BATCH_BYTES: usize = 128 << 20;
+/// What the answer to a line takes, about: its board, moves and result (measured on
+/// `/dev/urandom`, whose lines are nearly all errors, at about 250 bytes).
+const ANSWER_BYTES: usize = 256;
+/// Lines read ahead of the batch being answered.
+const READ_AHEAD: usize = 1 << 16;
 /// A batch closes when no new line arrives for this long, so a program that writes one
 /// board and waits for its answer is answered at once.
 const BATCH_WAIT: std::time::Duration = std::time::Duration::from_millis(20);
 
 fn probe_batch(db: &Database, captured: Option<(u32, u32)>, json_out: bool) -> Result<bool> {
     // A reader thread feeds lines through a channel; the main thread takes as many as have
-    // arrived (up to BATCH_LINES) and answers them together.
-    let (tx, rx) = std::sync::mpsc::sync_channel::<std::io::Result<Line>>(2 * BATCH_LINES);
+    // arrived (up to BATCH_LINES or BATCH_BYTES) and answers them together.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<std::io::Result<Line>>(READ_AHEAD);
     std::thread::spawn(move || {
         let mut stdin = std::io::stdin().lock();
         loop {
-            let mut bytes = Vec::new();
-            let line = match stdin.read_until(b'\n', &mut bytes) {
-                Ok(0) => break,
-                Ok(_) => Ok(Line::from_bytes(bytes)),
+            let line = match super::input::read_line(&mut stdin, super::input::MAX_LINE) {
+                Ok(None) => break,
+                Ok(Some(l)) => Ok(Line::from_input(l)),
                 Err(e) => Err(e),
             };
             let stop = line.is_err();
@@ -491,10 +502,16 @@ fn probe_batch(db: &Database, captured: Option<(u32, u32)>, json_out: bool) -> R
     let mut all_ok = true;
     let mut line_no = 0usize;
     while let Ok(first) = rx.recv() {
-        let mut lines = vec![first.context("reading stdin")?];
-        while lines.len() < BATCH_LINES {
+        let first = first.context("reading stdin")?;
+        let mut bytes = first.bytes();
+        let mut lines = vec![first];
+        while lines.len() < BATCH_LINES && bytes < BATCH_BYTES {
             match rx.recv_timeout(BATCH_WAIT) {
-                Ok(line) => lines.push(line.context("reading stdin")?),
+                Ok(line) => {
+                    let line = line.context("reading stdin")?;
+                    bytes += line.bytes();
+                    lines.push(line);
+                }
                 Err(_) => break,
             }
         }
@@ -517,8 +534,7 @@ fn probe_batch(db: &Database, captured: Option<(u32, u32)>, json_out: bool) -> R
                     }
                     Err(e) => {
                         all_ok = false;
-                        let message = output::clip_line(&format!("{e:#}"));
-                        writeln!(out, "error: line {line_no}: {message}")
+                        writeln!(out, "{}", batch_error(line_no, &e, json_out))
                     }
                 }
             };
@@ -529,25 +545,40 @@ fn probe_batch(db: &Database, captured: Option<(u32, u32)>, json_out: bool) -> R
     Ok(all_ok)
 }
 
+/// The answer to a bad line of `probe --batch`: `error: line N: why`, or with `--json` a
+/// JSON object `{"line": N, "error": "why"}`, so that every line of a JSON stream parses.
+pub(super) fn batch_error(line_no: usize, message: &str, json_out: bool) -> String {
+    if json_out {
+        json!({ "line": line_no, "error": message }).to_string()
+    } else {
+        format!("error: line {line_no}: {message}")
+    }
+}
+
 /// One line of `probe --batch` input, without its line break.
 enum Line {
     Text(String),
-    /// Not UTF-8: an error for this line alone.
-    NotUtf8,
+    /// Not UTF-8, or too long: an error for this line alone (the reason).
+    Bad(String),
 }
 
 impl Line {
-    fn from_bytes(mut bytes: Vec<u8>) -> Line {
-        if bytes.last() == Some(&b'\n') {
-            bytes.pop();
-            if bytes.last() == Some(&b'\r') {
-                bytes.pop();
-            }
+    fn from_input(line: super::input::BoundedLine) -> Line {
+        match line.text() {
+            Ok(t) => Line::Text(t.to_string()),
+            Err(why) => Line::Bad(why),
         }
-        String::from_utf8(bytes).map_or(Line::NotUtf8, Line::Text)
     }
     fn is_blank(&self) -> bool {
         matches!(self, Line::Text(t) if t.trim().is_empty())
+    }
+    /// The memory it and its answer take, for the batch's bound.
+    fn bytes(&self) -> usize {
+        ANSWER_BYTES
+            + match self {
+                Line::Text(t) => t.len(),
+                Line::Bad(why) => why.len(),
+            }
     }
 }
 
@@ -558,20 +589,22 @@ fn answer_lines(
     db: &Database,
     lines: &[Line],
     captured: Option<(u32, u32)>,
-) -> Vec<Result<ProbeAnswer>> {
+) -> Vec<Result<ProbeAnswer, String>> {
     let rules = db.rules();
-    let mut results: Vec<Option<Result<ProbeAnswer>>> = Vec::with_capacity(lines.len());
+    // Errors are kept as their one line: an error value can hold much more (a backtrace
+    // when RUST_BACKTRACE is set), and a batch of garbage is all errors.
+    let mut results: Vec<Option<Result<ProbeAnswer, String>>> = Vec::with_capacity(lines.len());
     let mut wanted: Vec<Board> = Vec::new();
     // For each line answered in the grouped pass: its board, its moves, where its values start.
     let mut pending: Vec<(usize, Board, awari::MoveList, usize)> = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         let line = match line {
-            Line::NotUtf8 => {
-                results.push(Some(Err(anyhow!("not UTF-8 text"))));
+            Line::Bad(why) => {
+                results.push(Some(Err(why.clone())));
                 continue;
             }
             Line::Text(t) if t.trim().is_empty() => {
-                results.push(Some(Err(anyhow!("blank line"))));
+                results.push(Some(Err("blank line".into())));
                 continue;
             }
             Line::Text(t) => t,
@@ -579,7 +612,7 @@ fn answer_lines(
         let board = match parse_board(line).and_then(|b| check_captured(&b, captured).map(|_| b)) {
             Ok(b) => b,
             Err(e) => {
-                results.push(Some(Err(e)));
+                results.push(Some(Err(output::error_line(&e))));
                 continue;
             }
         };
@@ -588,7 +621,7 @@ fn answer_lines(
             !db.has_layer(board.seeds()) || moves.iter().any(|m| !db.has_layer(m.child.seeds()));
         if needs_missing {
             // The single-board path names the missing layer and the command that builds it.
-            results.push(Some(answer(db, board)));
+            results.push(Some(answer(db, board).map_err(|e| output::error_line(&e))));
             continue;
         }
         pending.push((i, board, moves, wanted.len()));
@@ -614,7 +647,7 @@ fn answer_lines(
         Err(e) => {
             let msg = e.to_string();
             for (i, ..) in pending {
-                results[i] = Some(Err(anyhow!("{msg}")));
+                results[i] = Some(Err(msg.clone()));
             }
         }
     }
@@ -694,7 +727,7 @@ fn layer_span(db: &Database, layers: Option<LayerRange>) -> Result<(u32, u32)> {
                     db.rules(),
                     db.dir().display(),
                     db.rules(),
-                    db.dir().display()
+                    awari::store::shell_word(db.dir())
                 ),
             }
         }
@@ -725,7 +758,7 @@ fn cmd_stats(
     for n in first..=last {
         let Some(file) = db.layer(n) else {
             if json_out {
-                eprintln!("warning: layer {n} is not built; it is left out of the JSON");
+                tell!("warning: layer {n} is not built; it is left out of the JSON");
                 continue;
             }
             say!("{n:>5}   (not built)");
@@ -864,7 +897,7 @@ fn cmd_start(args: DbArgs, per_pit: u8) -> Result<bool> {
         bail!(
             "the opening with {per_pit} seeds per pit needs the layers up to {seeds}; build them with: awari build --rules {} --max-seeds {seeds} --db {}",
             db.rules(),
-            db.dir().display()
+            awari::store::shell_word(db.dir())
         );
     }
     let board = Board::opening(per_pit)?;

@@ -1,6 +1,7 @@
 //! The command line: argument parsing (clap) and one function per subcommand.
 
 mod commands;
+mod input;
 mod layers;
 mod output;
 mod own_row;
@@ -13,7 +14,7 @@ use std::path::PathBuf;
 
 pub use commands::run;
 pub use layers::LayerRange;
-pub use output::clip_line;
+pub use output::{clip_line, error_line, tell_line, tell_raw};
 
 /// Exact endgame databases for Awari / Oware.
 ///
@@ -151,7 +152,8 @@ pub enum Command {
         json: bool,
         /// Read one board per line from stdin; print one line per board: the value, then
         /// the best pits ("3 best 1,4"; "-5 game-over" when the game is over). A bad line
-        /// prints "error: line N: ..." and the run goes on; the exit code is then non-zero.
+        /// (or one over 1 KiB) prints "error: line N: ..." (with --json, {"line": N,
+        /// "error": "..."}) and the run goes on; the exit code is then non-zero.
         /// A blank line gets a blank line, so output lines stay aligned with input lines.
         #[arg(long, conflicts_with = "board")]
         batch: bool,

@@ -1,7 +1,12 @@
-//! Standard output that never panics: `println!` panics when stdout is closed (`| head`)
-//! or full (`> /dev/full`). Every line of the CLI goes through [`emit`] instead.
+//! Standard output and standard error that never panic: `println!` and `eprintln!` panic
+//! when their stream is closed (`| head`, `2>&1 | head -c0`) or full (`> /dev/full`). Every
+//! line of the CLI goes through [`emit`] (stdout) or [`emit_err`] (stderr) instead; clippy's
+//! `print_stdout` and `print_stderr` lints (denied in `main.rs`) keep it that way. The
+//! build's progress bar (indicatif) draws only on a terminal and drops its own write errors.
 
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::Mutex;
 
 /// Prints one line on stdout, like `println!`, through [`emit`].
 macro_rules! say {
@@ -14,11 +19,75 @@ macro_rules! say {
 }
 pub(crate) use say;
 
+/// Prints one line on stderr, like `eprintln!`, through [`emit_err`].
+macro_rules! tell {
+    ($($arg:tt)*) => {
+        $crate::cli::output::emit_err(format_args!($($arg)*))
+    };
+}
+pub(crate) use tell;
+
+/// Writes one line to stderr. A failure is dropped: stderr is where failures are reported,
+/// so there is nowhere left to report this one, and the program's work (and its exit code)
+/// must not depend on whether anyone reads its messages.
+pub fn emit_err(args: std::fmt::Arguments) {
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_fmt(args).and_then(|()| err.write_all(b"\n"));
+}
+
+/// One line on stderr, for `main`.
+pub fn tell_line(line: &str) {
+    emit_err(format_args!("{line}"));
+}
+
+/// Text on stderr as it is (its own line breaks), for `main`.
+pub fn tell_raw(text: &str) {
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
+}
+
+/// Set by [`keep_going_without_stdout`]: a failed write to stdout does not end the program.
+static KEEP_GOING: AtomicBool = AtomicBool::new(false);
+/// Set once a write to stdout failed in that mode; later lines are not attempted.
+static STDOUT_GONE: AtomicBool = AtomicBool::new(false);
+/// The first failure other than a closed pipe, reported by [`stdout_result`].
+static STDOUT_ERROR: Mutex<Option<String>> = Mutex::new(None);
+
+/// For `build`: its stdout is a report of work whose product is the files, so a reader
+/// that goes away (`awari build | head -c1`) must neither stop a build of hours half-way
+/// nor let it exit 0 before it is done. From now on a failed write to stdout silences
+/// stdout and the work goes on; [`stdout_result`] says at the end whether that was an error.
+pub fn keep_going_without_stdout() {
+    KEEP_GOING.store(true, Relaxed);
+}
+
+/// After the work of [`keep_going_without_stdout`]: an error if stdout failed other than by
+/// its reader going away (a full device), so the exit code still says the report is lost.
+pub fn stdout_result() -> anyhow::Result<()> {
+    let failure = STDOUT_ERROR
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take();
+    match failure {
+        Some(e) => Err(anyhow::anyhow!("writing to standard output: {e}")),
+        None => Ok(()),
+    }
+}
+
 /// Writes one line to stdout. Stdout is line-buffered, so a failure shows at once.
 pub fn emit(args: std::fmt::Arguments) {
+    if STDOUT_GONE.load(Relaxed) {
+        return;
+    }
     let mut out = std::io::stdout().lock();
     if let Err(e) = out.write_fmt(args).and_then(|()| out.write_all(b"\n")) {
-        failed(e)
+        if !KEEP_GOING.load(Relaxed) {
+            failed(e)
+        }
+        // Silent from now on; a closed pipe is what the reader asked for, anything else
+        // is kept for the exit code.
+        if !STDOUT_GONE.swap(true, Relaxed) && e.kind() != std::io::ErrorKind::BrokenPipe {
+            *STDOUT_ERROR.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.to_string());
+        }
     }
 }
 
@@ -31,7 +100,7 @@ pub fn failed(e: std::io::Error) -> ! {
     if e.kind() == std::io::ErrorKind::BrokenPipe {
         std::process::exit(0);
     }
-    eprintln!("error: writing to standard output: {e}");
+    emit_err(format_args!("error: writing to standard output: {e}"));
     std::process::exit(1)
 }
 
@@ -47,6 +116,24 @@ pub fn shown(text: &str) -> String {
         s.push_str(&format!("… ({} bytes)", text.len()));
     }
     s
+}
+
+/// An error and its causes in one line, as [`clip_line`] prints it: each cause after a
+/// colon, except a cause whose text the line already holds (an error that quotes its
+/// source's reason, and still offers it as its `source()`, is not said twice).
+pub fn error_line(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if text.is_empty() || line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    clip_line(&line)
 }
 
 /// An error message as printed: one line (line breaks escaped), at most a few hundred

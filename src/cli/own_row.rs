@@ -2,13 +2,16 @@
 //! bounds (`awari::own_row`).
 
 use super::commands::{parse_board, parse_rules};
-use super::output::say;
+use super::output::{say, tell};
 use super::{Command, DbArgs, LayerRange};
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use awari::own_row::{self, BoundsDatabase, MoveBounds, PvEnd};
+use awari::store::{temporary_path, TableKind};
 use awari::{Board, Turn};
 use serde_json::{json, Value};
-use std::io::{BufRead, Write};
+use std::io::Write;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::Arc;
 
 /// Whether the command asks for own-row cycles.
 pub fn wanted(command: &Command) -> bool {
@@ -36,10 +39,16 @@ pub fn run(command: Command) -> Result<bool> {
             let quiet = build.quiet;
             let opts = super::commands::build_options(&db, &build)?;
             let rules = opts.rules;
+            super::output::keep_going_without_stdout();
+            // The layer being built: layers are built in order, and `on_layer` reports
+            // each one done.
+            let building = Arc::new(AtomicU32::new(0));
+            on_ctrl_c(&opts, Arc::clone(&building))?;
             let started = std::time::Instant::now();
             let reports = own_row::build_own_row(&opts, |r| {
+                building.store(r.seeds + 1, Relaxed);
                 if !quiet {
-                    eprintln!(
+                    tell!(
                         "layer {:>2}: {:>11} positions, {:>6.2}% exact, {:>11} bytes, {:.2} s{}",
                         r.seeds,
                         r.positions,
@@ -60,6 +69,7 @@ pub fn run(command: Command) -> Result<bool> {
                 reports.len() - built,
                 started.elapsed().as_secs_f64()
             );
+            super::output::stdout_result()?;
             Ok(true)
         }
         Command::Probe {
@@ -199,7 +209,7 @@ pub fn run(command: Command) -> Result<bool> {
             if db.complete_up_to().is_none_or(|top| top < seeds) {
                 bail!(
                     "the opening with {seeds_per_pit} seeds per pit needs the own-row layers up to {seeds}; build them with: awari build --cycles own-row --rules {rules} --max-seeds {seeds} --db {}",
-                    dir.display()
+                    awari::store::shell_word(&dir)
                 );
             }
             let board = Board::opening(seeds_per_pit)?;
@@ -225,6 +235,27 @@ pub fn run(command: Command) -> Result<bool> {
         }
         _ => bail!("this command takes no --cycles"),
     }
+}
+
+/// Ctrl-C during an own-row build, as during the exact tables' build: the layer being
+/// built loses its temporary files, and the message says what is whole and how to go on.
+/// (A layer is complete once its high file, written last, is renamed into place.)
+fn on_ctrl_c(opts: &awari::build::BuildOptions, building: Arc<AtomicU32>) -> Result<()> {
+    let root = own_row::own_row_db(&opts.db);
+    let (rules, top) = (opts.rules, opts.max_seeds);
+    ctrlc::set_handler(move || {
+        let n = building.load(Relaxed);
+        for kind in [TableKind::OwnRowLow, TableKind::OwnRowHigh] {
+            let _ = std::fs::remove_file(temporary_path(&root, rules, n, kind));
+        }
+        if n > top {
+            tell!("\ninterrupted after the last layer; every own-row layer on disk is whole");
+        } else {
+            tell!("\ninterrupted while building own-row layer {n}; layers below it are whole on disk, and the same command resumes at layer {n}");
+        }
+        std::process::exit(130);
+    })
+    .context("installing the Ctrl-C handler")
 }
 
 fn open(args: &DbArgs) -> Result<BoundsDatabase> {
@@ -326,12 +357,17 @@ fn probe_batch(db: &BoundsDatabase, json_out: bool) -> Result<bool> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut all_ok = true;
-    for (k, line) in std::io::stdin().lock().lines().enumerate() {
-        let line = line.map_err(|e| anyhow!("reading standard input: {e}"))?;
-        let text = if line.trim().is_empty() {
+    let mut stdin = std::io::stdin().lock();
+    let mut k = 0;
+    while let Some(line) = super::input::read_line(&mut stdin, super::input::MAX_LINE)
+        .map_err(|e| anyhow!("reading standard input: {e}"))?
+    {
+        k += 1;
+        let line = line.text().map_err(|why| anyhow!("{why}"));
+        let text = if line.as_ref().is_ok_and(|l| l.trim().is_empty()) {
             String::new()
         } else {
-            let answer = parse_board(&line).and_then(|board| {
+            let answer = line.and_then(parse_board).and_then(|board| {
                 if json_out {
                     Ok(answer_json(db, &board)?.to_string())
                 } else {
@@ -348,7 +384,7 @@ fn probe_batch(db: &BoundsDatabase, json_out: bool) -> Result<bool> {
                 Ok(t) => t,
                 Err(e) => {
                     all_ok = false;
-                    format!("error: line {}: {e:#}", k + 1)
+                    super::commands::batch_error(k, &super::output::error_line(&e), json_out)
                 }
             }
         };

@@ -8,7 +8,7 @@ use awari::game::{Game, GameRecord, Side};
 use awari::search::{self, Level, Rng};
 use awari::{Board, Rules};
 use serde_json::json;
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
 
@@ -25,23 +25,29 @@ pub struct PlayOptions {
     pub seed: u64,
 }
 
-fn side_arg(text: &str) -> Result<Option<Side>> {
+/// A side by name; `nobody` (also `none`) only where `nobody` is a choice, and the error
+/// offers only what the flag accepts.
+fn side_arg(flag: &str, text: &str, nobody: bool) -> Result<Option<Side>> {
     match text.trim().to_ascii_lowercase().as_str() {
         "south" => Ok(Some(Side::South)),
         "north" => Ok(Some(Side::North)),
-        "none" | "nobody" => Ok(None),
-        _ => bail!("bad side '{text}': expected south, north or none"),
+        "none" | "nobody" if nobody => Ok(None),
+        _ if nobody => bail!(
+            "bad {flag} '{}': expected south, north or none",
+            shown(text)
+        ),
+        _ => bail!("bad {flag} '{}': expected south or north", shown(text)),
     }
 }
 
 /// Parses `--computer`.
 pub fn parse_computer(text: &str) -> Result<Option<Side>> {
-    side_arg(text)
+    side_arg("--computer", text, true)
 }
 
 /// Parses `--first`.
 pub fn parse_first(text: &str) -> Result<Side> {
-    side_arg(text)?.ok_or_else(|| anyhow!("--first must be south or north"))
+    side_arg("--first", text, false)?.ok_or_else(|| anyhow!("--first must be south or north"))
 }
 
 /// The board as the players see it: North's row on top (its pit 1 on the right), South's
@@ -86,8 +92,7 @@ pub fn cmd_play(opts: PlayOptions) -> Result<bool> {
     let oracle = Oracle::open(&opts.db, opts.think)?;
     let mut record = GameRecord::new(opts.rules, opts.start, opts.first);
     let mut rng = Rng::new(opts.seed);
-    let stdin = std::io::stdin();
-    let mut lines = stdin.lock().lines();
+    let mut stdin = std::io::stdin().lock();
     say!(
         "awari play: rules {}, computer {} at level {} ({}). Keys: 1-6 play a pit from your left, u undo, h values, q quit.",
         opts.rules,
@@ -126,12 +131,21 @@ pub fn cmd_play(opts: PlayOptions) -> Result<bool> {
             output::failed(e);
         }
         drop(out);
-        let Some(line) = lines.next() else {
+        let Some(line) =
+            super::input::read_line(&mut stdin, super::input::MAX_LINE).context("reading stdin")?
+        else {
             say!();
             break;
         };
-        let line = line.context("reading stdin")?;
-        let key = line.trim();
+        // A line that is not text, or too long, is a key like any other unknown one: the
+        // game goes on.
+        let key = match line.text() {
+            Ok(text) => text.trim(),
+            Err(why) => {
+                say!("{why}: type a pit 1..6, u, h or q");
+                continue;
+            }
+        };
         match key {
             "" => continue,
             "q" | "quit" => break,
@@ -180,14 +194,12 @@ pub fn cmd_analyze(
     json_out: bool,
 ) -> Result<bool> {
     let text = match file {
-        Some(p) if p != Path::new("-") => std::fs::read_to_string(p)
-            .with_context(|| format!("reading {}", shown(&p.display().to_string())))?,
-        _ => {
-            let mut s = String::new();
-            std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
-                .context("reading stdin")?;
-            s
+        Some(p) if p != Path::new("-") => {
+            let name = shown(&p.display().to_string());
+            let f = std::fs::File::open(p).with_context(|| format!("reading {name}"))?;
+            super::input::read_game(f, &name)?
         }
+        _ => super::input::read_game(std::io::stdin().lock(), "stdin")?,
     };
     let record = GameRecord::parse(&text, rules)?;
     // Checks every move (and names a bad one) before any analysis.

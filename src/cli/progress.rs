@@ -1,7 +1,7 @@
 //! What a build shows while it runs: a progress bar per layer (indicatif, on stderr), the
 //! per-layer table on stdout, the `AWARI_TIMING` profile, and which layer a Ctrl-C stopped.
 
-use super::output::say;
+use super::output::{say, tell};
 use awari::build::{self, BuildObserver, LayerReport, Pass};
 use awari::solve::lean::{LeanObserver, LeanPlan};
 use awari::solve::{Phase, SolveObserver, ThresholdCounts};
@@ -76,7 +76,7 @@ impl SolveObserver for BuildProgress {
             }
             Phase::Threshold(t) => {
                 if self.timing && t == seeds as i8 {
-                    eprintln!("layer {seeds}: exits {:?}", self.phase_elapsed());
+                    tell!("layer {seeds}: exits {:?}", self.phase_elapsed());
                 }
                 if t == seeds as i8 {
                     // The thresholds together settle each position at most once.
@@ -91,9 +91,12 @@ impl SolveObserver for BuildProgress {
     }
     fn threshold_done(&self, _seeds: u32, t: i8, c: ThresholdCounts) {
         if self.timing {
-            eprintln!(
+            tell!(
                 "  t={t}: {} settled by exits, {} rounds settle {}, total {:?}",
-                c.by_exits, c.rounds, c.propagated, c.elapsed
+                c.by_exits,
+                c.rounds,
+                c.propagated,
+                c.elapsed
             );
         }
     }
@@ -107,7 +110,7 @@ fn mib(bytes: u64) -> String {
 impl LeanObserver for BuildProgress {
     fn lean_plan(&self, p: &LeanPlan) {
         self.bar.suspend(|| {
-            eprintln!(
+            tell!(
                 "layer {}: lean pass, memory plan {}: state {} (half a byte for each of {} positions), buffer {}, other {}; exits in slices of {} positions; disk needed {}",
                 p.seeds,
                 mib(p.total_bytes()),
@@ -122,12 +125,12 @@ impl LeanObserver for BuildProgress {
     }
     fn checkpoint(&self, seeds: u32, threshold: u32, rounds: usize) {
         if self.timing {
-            eprintln!("  layer {seeds}: checkpoint before threshold {threshold}, {rounds} rounds of it done");
+            tell!("  layer {seeds}: checkpoint before threshold {threshold}, {rounds} rounds of it done");
         }
     }
     fn resumed(&self, seeds: u32, threshold: u32, rounds: usize) {
         self.bar.suspend(|| {
-            eprintln!(
+            tell!(
                 "layer {seeds}: resuming from its checkpoint (threshold {threshold}, {rounds} rounds of it done)"
             )
         });
@@ -136,7 +139,7 @@ impl LeanObserver for BuildProgress {
         if bytes > 0 {
             let positions = awari::index::size(seeds);
             self.bar.suspend(|| {
-                eprintln!(
+                tell!(
                     "layer {seeds}: the ranks sent each other {bytes} bytes ({:.2} per position)",
                     bytes as f64 / positions as f64
                 )
@@ -145,7 +148,7 @@ impl LeanObserver for BuildProgress {
     }
     fn lower_blocks(&self, seeds: u32, read: u64, blocks: u64) {
         if self.timing {
-            eprintln!(
+            tell!(
                 "layer {seeds}: exits read {read} lower blocks ({:.2} times each of {blocks})",
                 read as f64 / blocks.max(1) as f64
             );
@@ -174,7 +177,7 @@ impl BuildObserver for BuildProgress {
                 format!("lean pass (the in-memory pass would need {need:.2} GiB, over {limit})")
             }
         };
-        self.bar.suspend(|| eprintln!("layer {seeds}: {why}"));
+        self.bar.suspend(|| tell!("layer {seeds}: {why}"));
     }
 
     fn layer_started(&self, seeds: u32, positions: u64) {

@@ -245,6 +245,40 @@ pub fn temporary_path(db: &Path, rules: Rules, seeds: u32, kind: TableKind) -> P
     table_path(db, rules, seeds, kind).with_extension(format!("{}.tmp", kind.extension()))
 }
 
+/// Checks that a folder of tables is a folder, or absent: a folder that is there but cannot
+/// be reached (a symbolic link loop, a link through a file) is an error that says why, not
+/// "no layers". An absent folder is fine: its layers are simply not built.
+///
+/// # Errors
+///
+/// [`StoreError::Io`] with the system's reason.
+pub fn check_folder(dir: &Path) -> Result<(), StoreError> {
+    match std::fs::metadata(dir) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(source) => Err(StoreError::Io {
+            path: dir.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// A path as one word of a shell command, for the commands that error messages suggest: as
+/// it is when the shell reads it so, else in single quotes (a quote inside written `'\''`),
+/// so that a suggested command works when pasted even for a folder with a space in its name.
+pub fn shell_word(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    let plain = !text.is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+,:=@%".contains(&b));
+    if plain {
+        text.into_owned()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
 /// The file of one layer's table of `kind`.
 pub fn table_path(db: &Path, rules: Rules, seeds: u32, kind: TableKind) -> PathBuf {
     rules_dir(db, rules).join(format!("layer-{seeds:02}.{}", kind.extension()))

@@ -1221,7 +1221,7 @@ impl Checkpoint {
     /// missing file, is an error: the folder is not what this program left.
     fn load(dir: &Path, rules: Rules, seeds: u32) -> Result<Option<Checkpoint>, StoreError> {
         let path = dir.join(CHECKPOINT);
-        let text = match std::fs::read_to_string(&path) {
+        let bytes = match std::fs::read(&path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(chunks::io_err(&path, e)),
@@ -1230,6 +1230,8 @@ impl Checkpoint {
             path: path.clone(),
             what: format!("{what}; remove the folder to build the layer from the start"),
         };
+        // A flipped byte may leave the file not UTF-8: damage like any other, with its remedy.
+        let text = String::from_utf8(bytes).map_err(|_| damaged("the checkpoint is not text"))?;
         let cp =
             Checkpoint::decode(&text).ok_or_else(|| damaged("the checkpoint does not decode"))?;
         if cp.rules != rules || cp.seeds != seeds || cp.next_threshold > seeds {
