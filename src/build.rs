@@ -5,7 +5,9 @@ use crate::index;
 use crate::rules::Rules;
 use crate::solve::lean::{self, LeanObserver, LeanOptions};
 use crate::solve::{self, MAX_SOLVABLE_SEEDS, WORK_BYTES_PER_POSITION};
-use crate::store::{self, LayerFile, LayerSummary, StoreError, TableKind, WriteOptions};
+use crate::store::{
+    self, Incomplete, LayerFile, LayerState, LayerSummary, StoreError, TableKind, WriteOptions,
+};
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -106,6 +108,8 @@ pub trait BuildObserver: LeanObserver {
     /// The pass chosen for layer `seeds`, and the memory the in-memory pass would need
     /// for it against the limit (bytes), when the choice was automatic.
     fn pass_chosen(&self, _seeds: u32, _pass: Pass, _in_memory_need: u64, _limit: Option<u64>) {}
+    /// Layer `seeds` has its values on disk but is not complete (`why`): it is built again.
+    fn layer_incomplete(&self, _seeds: u32, _why: &Incomplete) {}
     /// Layer `seeds` is done: built, or found on disk and checked.
     fn layer_done(&self, _report: &LayerReport) {}
 }
@@ -290,9 +294,11 @@ pub(crate) fn physical_memory() -> Option<u64> {
 }
 
 /// Builds every missing layer `0..=max_seeds` in order: for each, the values file and the
-/// distances file (see [`TableKind`]). Layers already on disk are checked (header and block
-/// checksums) and read back, since the layers above them need their values. The rule set's
-/// folder is locked for the whole build, so two builds never write into each other.
+/// distances file (see [`TableKind`]). A layer whose values are on disk but whose
+/// distances file is missing or damaged is not complete ([`store::layer_state`]) and is
+/// built again. Layers already on disk are checked (header and block checksums) and read
+/// back, since the layers above them need their values. The rule set's folder is locked
+/// for the whole build, so two builds never write into each other.
 ///
 /// # Errors
 ///
@@ -439,7 +445,15 @@ fn build_in_pool(
     ex: &dyn lean::Exchange,
 ) -> Result<Vec<LayerReport>, BuildError> {
     let limit = opts.memory_limit.or_else(physical_memory);
-    let missing = |m: u32| !store::layer_path(&opts.db, opts.rules, m).exists();
+    // Each layer's state, decided once and in one place ([`store::layer_state`]): a layer
+    // with its values but a missing or damaged distances file is built again, since a
+    // principal variation without its distances would have to search.
+    let states = (0..=opts.max_seeds)
+        .map(|n| store::layer_state(&opts.db, opts.rules, n))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(existing_layer_error)?;
+    let complete = |m: u32| matches!(states[m as usize], LayerState::Complete);
+    let missing = |m: u32| !complete(m);
     let in_memory = |m: u32| pass_for(opts.pass, m, limit) == Pass::InMemory;
     let distances_write = WriteOptions {
         zstd_level: opts.write.zstd_level.min(DISTANCES_ZSTD_LEVEL),
@@ -454,7 +468,7 @@ fn build_in_pool(
         if observer.cancelled() {
             return Err(BuildError::Cancelled { seeds: n });
         }
-        let report = if path.exists() {
+        let report = if complete(n) {
             let file = LayerFile::open(&path, opts.rules, n).map_err(existing_layer_error)?;
             // A layer is read into memory only if the in-memory pass will build a layer
             // above it; reading it back checks every block's checksum on the way.
@@ -474,6 +488,9 @@ fn build_in_pool(
                 summary: file.summary().clone(),
             }
         } else {
+            if let LayerState::Incomplete(why) = &states[n as usize] {
+                observer.layer_incomplete(n, why);
+            }
             let pass = pass_for(opts.pass, n, limit);
             check_disk(opts, pass, n)?;
             if opts.pass == PassChoice::Auto {
