@@ -297,8 +297,9 @@ pub(crate) fn physical_memory() -> Option<u64> {
 /// distances file (see [`TableKind`]). A layer whose values are on disk but whose
 /// distances file is missing or damaged is not complete ([`store::layer_state`]) and is
 /// built again. Layers already on disk are checked (header and block checksums) and read
-/// back, since the layers above them need their values. The rule set's folder is locked
-/// for the whole build, so two builds never write into each other.
+/// back, since the layers above them need their values. Scratch another kind of build left
+/// for a layer built here is removed. The rule set's folder is locked for the whole build,
+/// so two builds never write into each other.
 ///
 /// # Errors
 ///
@@ -439,6 +440,54 @@ fn lock_folder(dir: &Path) -> Result<File, BuildError> {
     Ok(file)
 }
 
+/// Removes what another kind of build left in the scratch folder of layer `n` before this
+/// one builds it, so that neither trips on the other's files: a single process's lean pass
+/// (`ranks` 1) keeps its checkpoint as files in the folder, and a partitioned build one
+/// subfolder `rank-K` per rank, which it never resumes from. The lean pass about to run
+/// removes the other kind's entries (subfolders for a single process, files for a
+/// partitioned build); the in-memory pass leaves the folder alone until the layer is
+/// written, so that a checkpoint survives a build stopped before then.
+fn clear_foreign_scratch(
+    opts: &BuildOptions,
+    pass: Pass,
+    n: u32,
+    ranks: usize,
+) -> Result<(), BuildError> {
+    if pass != Pass::Lean {
+        return Ok(());
+    }
+    let dir = opts.lean.scratch_for(&opts.db, opts.rules, n);
+    let io_err = |path: &Path, source| {
+        BuildError::Store(StoreError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    };
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(io_err(&dir, e)),
+    };
+    for entry in entries {
+        let entry = entry.map_err(|e| io_err(&dir, e))?;
+        let path = entry.path();
+        let is_dir = entry.file_type().map_err(|e| io_err(&path, e))?.is_dir();
+        let removed = match (is_dir, ranks) {
+            (true, 1) => std::fs::remove_dir_all(&path),
+            (false, r) if r > 1 => std::fs::remove_file(&path),
+            _ => continue,
+        };
+        // Every rank of a partitioned build clears the same folder when they share it, so
+        // a file another rank removed first is no error.
+        if let Err(e) = removed {
+            if e.kind() != std::io::ErrorKind::NotFound {
+                return Err(io_err(&path, e));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn build_in_pool(
     opts: &BuildOptions,
     observer: &dyn BuildObserver,
@@ -492,6 +541,7 @@ fn build_in_pool(
                 observer.layer_incomplete(n, why);
             }
             let pass = pass_for(opts.pass, n, limit);
+            clear_foreign_scratch(opts, pass, n, ex.ranks())?;
             check_disk(opts, pass, n)?;
             if opts.pass == PassChoice::Auto {
                 observer.pass_chosen(n, pass, memory_needed(n), limit);
@@ -519,6 +569,10 @@ fn build_in_pool(
                     let written =
                         store::write_layer(&opts.db, opts.rules, n, &solved.values, opts.write)?;
                     layers.push(solved.values);
+                    // A lean checkpoint of this layer (a build stopped with the other pass)
+                    // is of no use now that the layer is written. Leaving it costs only
+                    // disk, so a failure to remove it does not fail the build.
+                    let _ = std::fs::remove_dir_all(opts.lean.scratch_for(&opts.db, opts.rules, n));
                     written
                 }
                 Pass::Lean => {
