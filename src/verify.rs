@@ -227,8 +227,8 @@ enum Depth {
     Present,
 }
 
-/// Fails layer `n` unless it is complete on disk ([`store::layer_state`] decides what that
-/// is).
+/// Fails layer `n` unless every table of [`store::companion_tables`] is beside its values:
+/// whole, as [`store::layer_state`] checks it, or (for a sampled check) present.
 fn require_complete(db: &Database, n: u32, depth: Depth) -> Result<(), VerifyError> {
     let incomplete = |why| VerifyError::Incomplete {
         seeds: n,

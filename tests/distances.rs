@@ -165,7 +165,7 @@ fn verify_fails_a_layer_without_its_distances() {
     one_line_error(&out, "verify, damaged", &["layer-09.awdz", "corrupted"]);
 }
 
-/// The case: layers 0..=16 without `layer-16.awdz`. `pv` of a won position of
+/// The reported case: layers 0..=16 without `layer-16.awdz`. `pv` of a won position of
 /// layer 16 used to search for over a minute; now it stops at once, with one line naming
 /// the file and the build that restores it (and the library says the same, typed).
 #[test]
