@@ -5,7 +5,9 @@ use crate::index;
 use crate::rules::Rules;
 use crate::solve::lean::{self, LeanObserver, LeanOptions};
 use crate::solve::{self, MAX_SOLVABLE_SEEDS, WORK_BYTES_PER_POSITION};
-use crate::store::{self, LayerFile, LayerSummary, StoreError, TableKind, WriteOptions};
+use crate::store::{
+    self, Incomplete, LayerFile, LayerState, LayerSummary, StoreError, TableKind, WriteOptions,
+};
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -106,6 +108,8 @@ pub trait BuildObserver: LeanObserver {
     /// The pass chosen for layer `seeds`, and the memory the in-memory pass would need
     /// for it against the limit (bytes), when the choice was automatic.
     fn pass_chosen(&self, _seeds: u32, _pass: Pass, _in_memory_need: u64, _limit: Option<u64>) {}
+    /// Layer `seeds` has its values on disk but is not complete (`why`): it is built again.
+    fn layer_incomplete(&self, _seeds: u32, _why: &Incomplete) {}
     /// Layer `seeds` is done: built, or found on disk and checked.
     fn layer_done(&self, _report: &LayerReport) {}
 }
@@ -318,9 +322,12 @@ pub(crate) fn physical_memory() -> Option<u64> {
 }
 
 /// Builds every missing layer `0..=max_seeds` in order: for each, the values file and the
-/// distances file (see [`TableKind`]). Layers already on disk are checked (header and block
-/// checksums) and read back, since the layers above them need their values. The rule set's
-/// folder is locked for the whole build, so two builds never write into each other.
+/// distances file (see [`TableKind`]). A layer whose values are on disk but whose
+/// distances file is missing or damaged is not complete ([`store::layer_state`]) and is
+/// built again. Layers already on disk are checked (header and block checksums) and read
+/// back, since the layers above them need their values. Scratch another kind of build left
+/// for a layer built here is removed. The rule set's folder is locked for the whole build,
+/// so two builds never write into each other.
 ///
 /// # Errors
 ///
@@ -463,13 +470,69 @@ fn lock_folder(dir: &Path) -> Result<File, BuildError> {
     Ok(file)
 }
 
+/// Removes what another kind of build left in the scratch folder of layer `n` before this
+/// one builds it, so that neither trips on the other's files: a single process's lean pass
+/// (`ranks` 1) keeps its checkpoint as files in the folder, and a partitioned build one
+/// subfolder `rank-K` per rank, which it never resumes from. The lean pass about to run
+/// removes the other kind's entries (subfolders for a single process, files for a
+/// partitioned build); the in-memory pass leaves the folder alone until the layer is
+/// written, so that a checkpoint survives a build stopped before then.
+fn clear_foreign_scratch(
+    opts: &BuildOptions,
+    pass: Pass,
+    n: u32,
+    ranks: usize,
+) -> Result<(), BuildError> {
+    if pass != Pass::Lean {
+        return Ok(());
+    }
+    let dir = opts.lean.scratch_for(&opts.db, opts.rules, n);
+    let io_err = |path: &Path, source| {
+        BuildError::Store(StoreError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    };
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(io_err(&dir, e)),
+    };
+    for entry in entries {
+        let entry = entry.map_err(|e| io_err(&dir, e))?;
+        let path = entry.path();
+        let is_dir = entry.file_type().map_err(|e| io_err(&path, e))?.is_dir();
+        let removed = match (is_dir, ranks) {
+            (true, 1) => std::fs::remove_dir_all(&path),
+            (false, r) if r > 1 => std::fs::remove_file(&path),
+            _ => continue,
+        };
+        // Every rank of a partitioned build clears the same folder when they share it, so
+        // a file another rank removed first is no error.
+        if let Err(e) = removed {
+            if e.kind() != std::io::ErrorKind::NotFound {
+                return Err(io_err(&path, e));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn build_in_pool(
     opts: &BuildOptions,
     observer: &dyn BuildObserver,
     ex: &dyn lean::Exchange,
 ) -> Result<Vec<LayerReport>, BuildError> {
     let limit = opts.memory_limit.or_else(physical_memory);
-    let missing = |m: u32| !store::layer_path(&opts.db, opts.rules, m).exists();
+    // Each layer's state, decided once and in one place ([`store::layer_state`]): a layer
+    // with its values but a missing or damaged distances file is built again, since a
+    // principal variation without its distances would have to search.
+    let states = (0..=opts.max_seeds)
+        .map(|n| store::layer_state(&opts.db, opts.rules, n))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(existing_layer_error)?;
+    let complete = |m: u32| matches!(states[m as usize], LayerState::Complete);
+    let missing = |m: u32| !complete(m);
     let in_memory = |m: u32| pass_for(opts.pass, m, limit) == Pass::InMemory;
     let distances_write = WriteOptions {
         zstd_level: opts.write.zstd_level.min(DISTANCES_ZSTD_LEVEL),
@@ -484,7 +547,7 @@ fn build_in_pool(
         if observer.cancelled() {
             return Err(BuildError::Cancelled { seeds: n });
         }
-        let report = if path.exists() {
+        let report = if complete(n) {
             let file = LayerFile::open(&path, opts.rules, n).map_err(existing_layer_error)?;
             // A layer is read into memory only if the in-memory pass will build a layer
             // above it; reading it back checks every block's checksum on the way.
@@ -504,7 +567,11 @@ fn build_in_pool(
                 summary: file.summary().clone(),
             }
         } else {
+            if let LayerState::Incomplete(why) = &states[n as usize] {
+                observer.layer_incomplete(n, why);
+            }
             let pass = pass_for(opts.pass, n, limit);
+            clear_foreign_scratch(opts, pass, n, ex.ranks())?;
             check_disk(opts, pass, n)?;
             if opts.pass == PassChoice::Auto {
                 observer.pass_chosen(n, pass, memory_needed(n), limit);
@@ -532,6 +599,10 @@ fn build_in_pool(
                     let written =
                         store::write_layer(&opts.db, opts.rules, n, &solved.values, opts.write)?;
                     layers.push(solved.values);
+                    // A lean checkpoint of this layer (a build stopped with the other pass)
+                    // is of no use now that the layer is written. Leaving it costs only
+                    // disk, so a failure to remove it does not fail the build.
+                    let _ = std::fs::remove_dir_all(opts.lean.scratch_for(&opts.db, opts.rules, n));
                     written
                 }
                 Pass::Lean => {

@@ -35,6 +35,20 @@ pub enum ProbeError {
         /// The database folder.
         dir: PathBuf,
     },
+    /// A principal variation needs the distances of a layer that has its values but no
+    /// distances file: the layer is incomplete, and working the distances out by a search
+    /// can take minutes.
+    #[error("layer {seeds} of rules '{rules}' has no distances file ({}), which a principal variation needs to steer best play to its capture; build the layer again: awari build --rules {rules} --max-seeds {seeds} --db {}", path.display(), dir.display())]
+    DistancesMissing {
+        /// The layer.
+        seeds: u32,
+        /// The rule set.
+        rules: Rules,
+        /// The missing file.
+        path: PathBuf,
+        /// The database folder.
+        dir: PathBuf,
+    },
     /// A file could not be read, or is damaged.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -168,13 +182,16 @@ fn unpack(key: u64) -> (u32, u64) {
     ((key >> INDEX_BITS) as u32, key & ((1 << INDEX_BITS) - 1))
 }
 
-/// The fallback for layers without distances: the last local search's answer, reused
-/// while the line stays inside the region it covered, and given up for good once a search
-/// exceeds its budget (repeating it at every ply would cost seconds each time).
+/// The fallback for positions whose stored round is saturated: the last local search's
+/// answer, reused while the line stays inside the region it covered. The searches of one
+/// line share one budget, and are given up for good once it is spent, so a line never
+/// spends more than a fraction of a second searching.
 #[derive(Default)]
 struct LocalSearch {
     found: Option<HashMap<Board, u32>>,
     over_budget: bool,
+    /// Positions explored by this line's searches so far.
+    spent: usize,
 }
 
 impl LocalSearch {
@@ -187,14 +204,20 @@ impl LocalSearch {
             return Ok(None);
         }
         if !self.found.as_ref().is_some_and(|d| d.contains_key(here)) {
-            self.found = db.distances_out_of_layer(here)?;
+            let budget = PV_SEARCH_BUDGET.saturating_sub(self.spent);
+            self.found = db.distances_out_of_layer(here, budget)?;
+            self.spent += self.found.as_ref().map_or(budget, HashMap::len);
             self.over_budget = self.found.is_none();
         }
         Ok(self.found.as_ref())
     }
 }
-/// Positions a principal variation may explore to find distances within a layer.
-const PV_SEARCH_BUDGET: usize = 1 << 18;
+/// Positions a principal variation may explore in all to find distances within a layer.
+/// Each costs up to seven lookups, a block read each when the cache misses: 4,096 keep
+/// the worst case under a second by estimate (some 28,000 cold blocks at about 20 µs; not
+/// measured: the rounds measured stay far below saturation), where a budget of 2^18
+/// per search let a line search for minutes.
+const PV_SEARCH_BUDGET: usize = 1 << 12;
 /// Distance of a position from which the line never leaves the layer.
 const UNREACHED: u32 = u32::MAX;
 
@@ -213,8 +236,8 @@ pub struct Database {
     dir: PathBuf,
     rules: Rules,
     layers: Vec<Option<LayerFile>>,
-    /// The distances of each layer, where present (databases built before they existed
-    /// have none; a principal variation then searches).
+    /// The distances of each layer, where present (a layer without them is incomplete: a
+    /// principal variation that needs them stops with [`ProbeError::DistancesMissing`]).
     distances: Vec<Option<LayerFile>>,
     cache: Mutex<BlockCache>,
 }
@@ -507,7 +530,8 @@ impl Database {
     ///
     /// # Errors
     ///
-    /// A layer the answer needs is missing or damaged.
+    /// A layer the answer needs is missing or damaged, or has no distances file
+    /// ([`ProbeError::DistancesMissing`]).
     pub fn perfect_move(&self, board: &Board) -> Result<Option<MoveValue>, ProbeError> {
         let mut search = LocalSearch::default();
         Ok(self
@@ -520,15 +544,18 @@ impl Database {
     /// one that leaves the layer soonest by the stored distances (a capture first, then the
     /// child settled in the lowest round) and a lost one the latest, lowest pit first among
     /// equals. Since the rounds fall at every such move, a line whose value is not 0 always
-    /// reaches a capture or the end of the game. Layers without a distances file (built by
-    /// an older version) fall back on a bounded local search
-    /// (a retrograde search over the region best play can reach); past its budget, each side plays a best move
-    /// preferring a capture, then a new position, then the lowest pit, and the line may then
-    /// go round ([`PvEnd::Repetition`] with a non-zero value).
+    /// reaches a capture or the end of the game. Where a stored round is saturated
+    /// ([`crate::store::DISTANCE_SATURATED`]) the line falls back on a small bounded local
+    /// search (a retrograde search over the region best play can reach); past its budget,
+    /// each side plays a best move preferring a capture, then a new position, then the
+    /// lowest pit, and the line may then go round ([`PvEnd::Repetition`] with a non-zero
+    /// value).
     ///
     /// # Errors
     ///
-    /// A layer the line needs is missing or damaged.
+    /// A layer the line needs is missing or damaged, or has no distances file when the
+    /// line needs one ([`ProbeError::DistancesMissing`]: searching instead could take
+    /// minutes).
     pub fn principal_variation(
         &self,
         board: &Board,
@@ -627,7 +654,18 @@ impl Database {
                     after.push((d, *m));
                 }
             }
-            _ => {
+            // No distances file: the layer is incomplete. A search over a large layer can
+            // take minutes, so the line stops and says how to complete the layer.
+            None => {
+                let seeds = here.seeds();
+                return Err(ProbeError::DistancesMissing {
+                    seeds,
+                    rules: self.rules,
+                    path: store::table_path(&self.dir, self.rules, seeds, TableKind::Distances),
+                    dir: self.dir.clone(),
+                });
+            }
+            Some(_) => {
                 let Some(d) = search.distances(self, here)? else {
                     return Ok(None);
                 };
@@ -657,10 +695,11 @@ impl Database {
     /// both sides play only best moves, the side with the positive value hurrying and the
     /// other delaying: the distances the value-only tables lack, worked out by a local
     /// retrograde search over the positions reachable that way. `None` if that region holds
-    /// more than [`PV_SEARCH_BUDGET`] positions.
+    /// more than `budget` positions.
     fn distances_out_of_layer(
         &self,
         start: &Board,
+        budget: usize,
     ) -> Result<Option<HashMap<Board, u32>>, ProbeError> {
         struct Node {
             board: Board,
@@ -692,7 +731,7 @@ impl Database {
                         queue.push_back(m.child);
                         next
                     });
-                    if ids.len() > PV_SEARCH_BUDGET {
+                    if ids.len() > budget {
                         return Ok(None);
                     }
                     node.children.push(id);

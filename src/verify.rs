@@ -9,7 +9,7 @@
 use crate::index;
 use crate::probe::Database;
 use crate::rules::Turn;
-use crate::store::{StoreError, DISTANCE_SATURATED};
+use crate::store::{self, Incomplete, LayerState, StoreError, DISTANCE_SATURATED};
 use rayon::prelude::*;
 
 /// A stored value that disagrees with its moves.
@@ -52,6 +52,19 @@ pub enum VerifyError {
     /// A file could not be read, or is damaged.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// A layer has its values but not every table a finished layer has (see
+    /// [`crate::store::layer_state`]).
+    #[error("layer {seeds} is incomplete ({why}); build it again: awari build --rules {rules} --max-seeds {seeds} --db {}", dir.display())]
+    Incomplete {
+        /// The layer.
+        seeds: u32,
+        /// What is missing or damaged.
+        why: Incomplete,
+        /// The rule set.
+        rules: crate::Rules,
+        /// The database folder.
+        dir: std::path::PathBuf,
+    },
     /// A sampled position's value could not be read.
     #[error(transparent)]
     Probe(#[from] crate::probe::ProbeError),
@@ -72,9 +85,8 @@ pub fn verify(
     // costs little next to the value check.
     for n in first..=last {
         db.layer(n).ok_or(VerifyError::Missing(n))?.check_blocks()?;
-        if let Some(d) = db.distances_file(n) {
-            d.check_blocks()?;
-        }
+        // This checks every block of the distances too.
+        require_complete(db, n, Depth::Whole)?;
     }
     let mut values: Vec<Vec<i8>> = Vec::new();
     let mut checks = Vec::new();
@@ -114,6 +126,7 @@ pub fn verify_sampled(
     let mut checks = Vec::new();
     for n in first..=last {
         db.layer(n).ok_or(VerifyError::Missing(n))?;
+        require_complete(db, n, Depth::Present)?;
         let size = index::size(n);
         let picks = count.min(size);
         let has_distances = db.distances_file(n).is_some();
@@ -203,6 +216,40 @@ pub fn verify_sampled(
         checks.push(check);
     }
     Ok(checks)
+}
+
+/// How closely [`require_complete`] looks at the tables beside the values.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Depth {
+    /// Present, header and every block checksum sound.
+    Whole,
+    /// Present: a sampled check reads only some blocks of a layer (each checked as read).
+    Present,
+}
+
+/// Fails layer `n` unless every table of [`store::companion_tables`] is beside its values:
+/// whole, as [`store::layer_state`] checks it, or (for a sampled check) present.
+fn require_complete(db: &Database, n: u32, depth: Depth) -> Result<(), VerifyError> {
+    let incomplete = |why| VerifyError::Incomplete {
+        seeds: n,
+        why,
+        rules: db.rules(),
+        dir: db.dir().to_path_buf(),
+    };
+    if depth == Depth::Present {
+        for &kind in store::companion_tables(db.rules(), n) {
+            let path = store::table_path(db.dir(), db.rules(), n, kind);
+            if std::fs::symlink_metadata(&path).is_err() {
+                return Err(incomplete(Incomplete::Missing { kind, path }));
+            }
+        }
+        return Ok(());
+    }
+    match store::layer_state(db.dir(), db.rules(), n)? {
+        LayerState::Incomplete(why) => Err(incomplete(why)),
+        LayerState::Missing => Err(VerifyError::Missing(n)),
+        LayerState::Complete => Ok(()),
+    }
 }
 
 /// Whether the round of a position agrees with its moves: along best play the rounds fall

@@ -72,16 +72,19 @@ fn open(db: &Path, rules: Rules) -> Database {
     Database::open(db, rules).unwrap()
 }
 
-/// A private copy of a fixture (layers 0..=12 of `rules`) that a test may damage.
+/// A private copy of a fixture (layers 0..=12 of `rules`, values and distances: whole
+/// layers) that a test may damage.
 fn copy_db(from: &Path, rules: Rules) -> TempDir {
     let to = TempDir::new().unwrap();
     fs::create_dir_all(store::rules_dir(to.path(), rules)).unwrap();
     for n in 0..=TOP {
-        fs::copy(
-            store::layer_path(from, rules, n),
-            store::layer_path(to.path(), rules, n),
-        )
-        .unwrap();
+        for kind in [store::TableKind::Values, store::TableKind::Distances] {
+            fs::copy(
+                store::table_path(from, rules, n, kind),
+                store::table_path(to.path(), rules, n, kind),
+            )
+            .unwrap();
+        }
     }
     to
 }

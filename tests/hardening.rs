@@ -56,12 +56,14 @@ fn layer_path(db: &Path, n: u32) -> PathBuf {
     db.join("awari").join(format!("layer-{n:02}.awdb"))
 }
 
-/// A private copy of layers `0..=top` of the fixture.
+/// A private copy of layers `0..=top` of the fixture (values and distances: whole layers).
 fn copy_db(top: u32) -> TempDir {
     let to = scratch();
     fs::create_dir_all(to.path().join("awari")).unwrap();
     for n in 0..=top {
         fs::copy(layer_path(db(), n), layer_path(to.path(), n)).unwrap();
+        let distances = |db: &Path| layer_path(db, n).with_extension("awdz");
+        fs::copy(distances(db()), distances(to.path())).unwrap();
     }
     to
 }

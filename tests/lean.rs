@@ -397,3 +397,62 @@ fn sampled_verify_passes_sound_layers_and_catches_a_planted_value() {
         "{stdout}"
     );
 }
+
+/// Fills the scratch folder of layer `n` with what a killed build of another kind leaves:
+/// a partitioned build's `rank-K` subfolders, or a single process's checkpoint files.
+fn fabricate_scratch(db: &Path, n: u32, ranks: bool) {
+    let lean = scratch_dir(db, Rules::AWARI, n);
+    if ranks {
+        for k in 0..2 {
+            let dir = lean.join(format!("rank-{k}"));
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("exits.bin"), b"stale exits of a killed rank").unwrap();
+        }
+    } else {
+        std::fs::create_dir_all(&lean).unwrap();
+        std::fs::write(
+            lean.join("checkpoint"),
+            b"a stale single-process checkpoint",
+        )
+        .unwrap();
+        std::fs::write(lean.join("exits.bin"), b"stale exits").unwrap();
+    }
+}
+
+/// Scratch of one kind of build does not break another: the single-process lean pass clears
+/// a partitioned build's `rank-K` folders (it used to stop with "Is a directory"), and the
+/// in-memory pass removes whatever lean scratch a layer it writes had; each writes the same
+/// files as a clean build and leaves no scratch folder.
+#[test]
+fn scratch_of_another_kind_of_build_is_cleared() {
+    const TOP: u32 = 11;
+    let reference = scratch();
+    in_memory(reference.path(), Rules::AWARI, TOP);
+    for (pass, ranks) in [
+        (PassChoice::Lean, true),
+        (PassChoice::InMemory, true),
+        (PassChoice::InMemory, false),
+    ] {
+        let what = format!(
+            "{pass:?} over {}",
+            if ranks {
+                "rank folders"
+            } else {
+                "a checkpoint"
+            }
+        );
+        let dir = scratch();
+        copy_layers(reference.path(), dir.path(), TOP - 1);
+        fabricate_scratch(dir.path(), TOP, ranks);
+        let opts = BuildOptions {
+            pass,
+            ..BuildOptions::new(dir.path(), Rules::AWARI, TOP)
+        };
+        if let Err(e) = build(&opts, &Quiet) {
+            panic!("{what}: {e}");
+        }
+        assert_same_files(reference.path(), dir.path(), Rules::AWARI, TOP);
+        let lean = scratch_dir(dir.path(), Rules::AWARI, TOP);
+        assert!(!lean.exists(), "{what}: {} is left behind", lean.display());
+    }
+}

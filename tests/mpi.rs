@@ -194,3 +194,32 @@ fn mpi_without_mpirun_says_how_to_start_it() {
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains("mpirun -np"), "{stderr}");
 }
+
+/// A partitioned build over a single process's lean checkpoint of a layer it builds (a
+/// `build --lean` killed mid-layer) clears it: the job succeeds, writes the bytes of a
+/// single process, and leaves no `lean-NN` folder (it used to leave the old checkpoint).
+#[test]
+fn a_partitioned_build_clears_a_single_process_checkpoint() {
+    const TOP: u32 = 12;
+    let single = reference(Rules::AWARI, TOP);
+    let dir = scratch();
+    for n in 0..TOP {
+        for kind in [TableKind::Values, TableKind::Distances] {
+            let to = table_path(dir.path(), Rules::AWARI, n, kind);
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::copy(table_path(single.path(), Rules::AWARI, n, kind), to).unwrap();
+        }
+    }
+    let lean = awari::solve::lean::scratch_dir(dir.path(), Rules::AWARI, TOP);
+    std::fs::create_dir_all(&lean).unwrap();
+    std::fs::write(
+        lean.join("checkpoint"),
+        b"a stale single-process checkpoint",
+    )
+    .unwrap();
+    std::fs::write(lean.join("exits.bin"), b"stale exits").unwrap();
+    let out = mpirun(2, Rules::AWARI, TOP, dir.path()).output().unwrap();
+    ok(&out, "2 ranks over a checkpoint");
+    assert_same_files(single.path(), dir.path(), Rules::AWARI, TOP, "2 ranks");
+    assert!(!lean.exists(), "{} is left behind", lean.display());
+}

@@ -47,11 +47,13 @@ fn fixture() -> &'static Fixture {
         .unwrap();
         std::fs::create_dir_all(store::rules_dir(&partial, Rules::AWARI)).unwrap();
         for n in 0..=LOW {
-            std::fs::copy(
-                store::layer_path(&full, Rules::AWARI, n),
-                store::layer_path(&partial, Rules::AWARI, n),
-            )
-            .unwrap();
+            for kind in [store::TableKind::Values, store::TableKind::Distances] {
+                std::fs::copy(
+                    store::table_path(&full, Rules::AWARI, n, kind),
+                    store::table_path(&partial, Rules::AWARI, n, kind),
+                )
+                .unwrap();
+            }
         }
         Fixture { full, partial }
     })

@@ -702,7 +702,7 @@ fn cmd_pv(args: DbArgs, board: &str, max_plies: usize) -> Result<bool> {
                 );
             } else {
                 say!(
-                    "end    {}   this position repeats although its value is {v:+}: this layer has no distances file (built by an older version), so the line could not be steered to the capture",
+                    "end    {}   this position repeats although its value is {v:+}: the stored rounds here are saturated and the bounded search past them ran out of budget, so the line could not be steered to the capture",
                     pv.last
                 );
             }

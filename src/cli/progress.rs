@@ -180,6 +180,11 @@ impl BuildObserver for BuildProgress {
         self.bar.suspend(|| tell!("layer {seeds}: {why}"));
     }
 
+    fn layer_incomplete(&self, seeds: u32, why: &awari::store::Incomplete) {
+        self.bar
+            .suspend(|| eprintln!("layer {seeds}: {why}; building the layer again"));
+    }
+
     fn layer_started(&self, seeds: u32, positions: u64) {
         self.building.store(seeds, Relaxed);
         self.bar.reset();

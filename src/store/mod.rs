@@ -182,6 +182,83 @@ impl StoreError {
     }
 }
 
+/// Where a layer stands on disk, as [`layer_state`] finds it.
+#[derive(Debug)]
+pub enum LayerState {
+    /// No values file: the layer was never finished.
+    Missing,
+    /// A values file, but a table a finished layer also has is missing or damaged: the
+    /// layer must be built again.
+    Incomplete(Incomplete),
+    /// The values file and every other table a finished layer has (those are checked
+    /// whole; of the values file only the header, the rest is left to its reader, which
+    /// checks each block as it reads).
+    Complete,
+}
+
+/// Why a layer with a values file is not complete.
+#[derive(Debug, thiserror::Error)]
+pub enum Incomplete {
+    /// A table is not there.
+    #[error("{}: missing", path.display())]
+    Missing {
+        /// What it holds.
+        kind: TableKind,
+        /// Where it should be.
+        path: PathBuf,
+    },
+    /// A table is there but damaged (its header, a block checksum, its layer or rules).
+    #[error(transparent)]
+    Damaged(StoreError),
+}
+
+/// The tables a finished layer of `seeds` has beside its values. This and [`layer_state`]
+/// are the one place that says what a complete layer is: `build` rebuilds a layer that
+/// lacks one, `verify` fails it.
+pub fn companion_tables(_rules: Rules, _seeds: u32) -> &'static [TableKind] {
+    // A principal variation without the distances must search, which can take minutes on
+    // a large layer, so they are part of every layer.
+    &[TableKind::Distances]
+}
+
+/// Whether layer `seeds` of `rules` under `db` is finished: its values file present with a
+/// sound header, and every table of [`companion_tables`] present with its header and every
+/// block checksum sound.
+///
+/// # Errors
+///
+/// The values file damaged, foreign or unreadable (whatever its companions, it is not
+/// silently replaced), or the system refusing to read a companion table
+/// ([`StoreError::Io`], or [`StoreError::NotAFile`] for a directory or FIFO in its place):
+/// that file may be fine, so it is not called damaged.
+pub fn layer_state(db: &Path, rules: Rules, seeds: u32) -> Result<LayerState, StoreError> {
+    let values = layer_path(db, rules, seeds);
+    // This does not open the file, so a FIFO cannot block here.
+    if !values.exists() {
+        return Ok(LayerState::Missing);
+    }
+    LayerFile::open(&values, rules, seeds)?;
+    for &kind in companion_tables(rules, seeds) {
+        let path = table_path(db, rules, seeds, kind);
+        if let Err(e) = std::fs::symlink_metadata(&path) {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                return Ok(LayerState::Incomplete(Incomplete::Missing { kind, path }));
+            }
+            return Err(StoreError::Io { path, source: e });
+        }
+        let checked =
+            LayerFile::open_kind(&path, rules, seeds, kind).and_then(|file| file.check_blocks());
+        match checked {
+            Ok(()) => {}
+            Err(e) if e.is_damage() => {
+                return Ok(LayerState::Incomplete(Incomplete::Damaged(e)));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(LayerState::Complete)
+}
+
 /// The histogram slot of value `v` (values −48..=48).
 #[inline]
 pub(crate) fn histogram_bucket(v: i8) -> usize {
