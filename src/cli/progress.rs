@@ -182,7 +182,7 @@ impl BuildObserver for BuildProgress {
 
     fn layer_incomplete(&self, seeds: u32, why: &awari::store::Incomplete) {
         self.bar
-            .suspend(|| eprintln!("layer {seeds}: {why}; building the layer again"));
+            .suspend(|| tell!("layer {seeds}: {why}; building the layer again"));
     }
 
     fn layer_started(&self, seeds: u32, positions: u64) {
