@@ -1,4 +1,4 @@
-//! Issue 20's scripted hostile run: a seeded, time-bounded campaign of swaps,
+//! The scripted hostile run: a seeded, time-bounded campaign of swaps,
 //! truncations, flips, kills and endless input against `build`, `probe`, `pv`, `analyze`
 //! and `serve`. It looks for four things only: a silent wrong answer (output that differs
 //! from the undamaged database's without an error), a panic, a dead listener and unbounded

@@ -126,6 +126,26 @@ fn lean_build(db: &Path, top: u32) -> Command {
     cmd
 }
 
+/// Starts the lean build of layer `top` (its lower layers already in `db`), waits until
+/// it has checkpointed three thresholds, and kills it (SIGKILL) there.
+fn kill_after_thresholds(db: &Path, top: u32) {
+    let mut child = lean_build(db, top)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until(&mut child, Duration::from_secs(300), || {
+        checkpoint_threshold(db, top).is_some_and(|t| t < top - 2)
+    });
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let values = table_path(db, Rules::AWARI, top, TableKind::Values);
+    assert!(
+        !values.exists(),
+        "killed mid-layer, yet layer {top} looks whole"
+    );
+}
+
 /// A lean build killed (SIGKILL) in the middle of a layer, after some of its thresholds
 /// were checkpointed, resumes from the checkpoint and writes every file byte for byte as
 /// the in-memory pass does.
@@ -137,22 +157,7 @@ fn a_lean_build_killed_mid_layer_resumes_from_its_checkpoint() {
     let dir = scratch();
     // Only the top layer is built lean, checkpointed after every round.
     copy_layers(reference.path(), dir.path(), TOP - 1);
-    let mut child = lean_build(dir.path(), TOP)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    // Wait until layer TOP has checkpointed a few thresholds, then kill it.
-    wait_until(&mut child, Duration::from_secs(300), || {
-        checkpoint_threshold(dir.path(), TOP).is_some_and(|t| t < TOP - 2)
-    });
-    child.kill().unwrap();
-    child.wait().unwrap();
-    let values = table_path(dir.path(), Rules::AWARI, TOP, TableKind::Values);
-    assert!(
-        !values.exists(),
-        "killed mid-layer, yet layer {TOP} looks whole"
-    );
+    kill_after_thresholds(dir.path(), TOP);
 
     let out = lean_build(dir.path(), TOP).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -247,21 +252,8 @@ fn a_resume_refuses_scratch_files_out_of_place() {
     ];
     for swap in swaps {
         let _ = std::fs::remove_dir_all(&lean);
-        let mut child = lean_build(dir.path(), TOP)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        wait_until(&mut child, Duration::from_secs(300), || {
-            checkpoint_threshold(dir.path(), TOP).is_some_and(|t| t < TOP - 2)
-        });
-        child.kill().unwrap();
-        child.wait().unwrap();
+        kill_after_thresholds(dir.path(), TOP);
         let values = table_path(dir.path(), Rules::AWARI, TOP, TableKind::Values);
-        assert!(
-            !values.exists(),
-            "killed mid-layer, yet the layer looks whole"
-        );
         let named = swap(&lean).expect("the checkpoint's files to swap");
         let out = lean_build(dir.path(), TOP).output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
