@@ -771,6 +771,38 @@ fn start_suggests_only_a_build_that_build_accepts() {
     }
 }
 
+/// Sends SIGINT to `child` (its stderr piped) and waits for it to end, failing if it is
+/// still running at `deadline`: its exit status and everything it wrote on stderr.
+fn interrupt(
+    child: &mut std::process::Child,
+    deadline: Instant,
+    what: &str,
+) -> (std::process::ExitStatus, String) {
+    let sent = StdCommand::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let mut err = child.stderr.take().unwrap();
+    let reader = thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what} did not stop after SIGINT");
+        }
+        thread::sleep(Duration::from_millis(20));
+    };
+    (status, reader.join().unwrap())
+}
+
 /// SIGINT during a build: the build says which layer it interrupted and that the next
 /// build resumes, and exits non-zero.
 #[test]
@@ -789,30 +821,7 @@ fn sigint_during_a_build_says_where_it_stopped() {
         assert!(started.elapsed() < LIMIT, "the build wrote no layer 10");
         thread::sleep(Duration::from_millis(10));
     }
-    let pid = child.id().to_string();
-    let sent = StdCommand::new("kill")
-        .args(["-INT", &pid])
-        .status()
-        .unwrap();
-    assert!(sent.success());
-    let mut stderr = String::new();
-    let mut err = child.stderr.take().unwrap();
-    let reader = thread::spawn(move || {
-        let _ = err.read_to_string(&mut stderr);
-        stderr
-    });
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if started.elapsed() > LIMIT * 3 {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("the build did not stop after SIGINT");
-        }
-        thread::sleep(Duration::from_millis(20));
-    };
-    let stderr = reader.join().unwrap();
+    let (status, stderr) = interrupt(&mut child, started + LIMIT * 3, "the build");
     assert!(!status.success(), "an interrupted build exits non-zero");
     assert!(!stderr.contains("panicked"), "{stderr}");
     let lower = stderr.to_lowercase();
@@ -973,29 +982,7 @@ fn sigint_during_an_own_row_build_says_where_it_stopped_and_leaves_no_tmp() {
     }
     // Into layer 11, whose files are being written or about to be.
     thread::sleep(Duration::from_millis(200));
-    let sent = StdCommand::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
-    let mut err = child.stderr.take().unwrap();
-    let reader = thread::spawn(move || {
-        let mut s = String::new();
-        let _ = err.read_to_string(&mut s);
-        s
-    });
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if started.elapsed() > LIMIT * 4 {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("the own-row build did not stop after SIGINT");
-        }
-        thread::sleep(Duration::from_millis(20));
-    };
-    let stderr = reader.join().unwrap();
+    let (status, stderr) = interrupt(&mut child, started + LIMIT * 4, "the own-row build");
     assert!(
         status.code().is_some_and(|c| c != 0),
         "an exit code, not a signal: {status:?}\n{stderr}"
@@ -1010,18 +997,6 @@ fn sigint_during_an_own_row_build_says_where_it_stopped_and_leaves_no_tmp() {
     );
     let left = tmp_files(dir.path());
     assert!(left.is_empty(), "temporary files left: {left:?}");
-}
-
-/// The resident memory of a running process, from /proc.
-fn rss_kib(pid: u32) -> Option<u64> {
-    let status = fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))?
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()
 }
 
 /// `probe --batch` reading endless input (`/dev/zero`: one line without end;
@@ -1048,7 +1023,7 @@ fn endless_input_keeps_probe_batch_memory_flat() {
                 let _ = child.stderr.take().unwrap().read_to_string(&mut stderr);
                 panic!("{source}: ended early, {status:?}: {stderr}");
             }
-            peak = peak.max(rss_kib(child.id()).unwrap_or(0));
+            peak = peak.max(common::rss_kib(child.id()).unwrap_or(0));
             thread::sleep(Duration::from_millis(100));
         }
         let _ = child.kill();

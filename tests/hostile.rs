@@ -731,17 +731,6 @@ fn killed_and_damaged_lean_builds_resume_right_or_refuse() {
 // Endless input
 // ---------------------------------------------------------------------------------------
 
-fn rss_kib(pid: u32) -> Option<u64> {
-    let status = fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))?
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()
-}
-
 /// `probe --batch` on a damaged database, fed `/dev/urandom` and `/dev/zero` for two
 /// seconds under a 2 GB address-space limit: still running with flat memory, or ended with
 /// an error — never killed by the limit, never a panic.
@@ -787,7 +776,7 @@ fn endless_input_to_a_damaged_database_stays_bounded() {
                 ended = Some(status);
                 break;
             }
-            peak = peak.max(rss_kib(child.id()).unwrap_or(0));
+            peak = peak.max(common::rss_kib(child.id()).unwrap_or(0));
             thread::sleep(Duration::from_millis(50));
         }
         // Ended or not, it is reaped here (killing one that ended does nothing).

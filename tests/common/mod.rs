@@ -98,3 +98,15 @@ pub fn spread_sample(n: u32, count: u64, salt: u64) -> Vec<Board> {
         .map(|k| unrank(n, (k * 7_919 + salt * 104_729) % size(n)))
         .collect()
 }
+
+/// The resident memory of a running process in KiB, from /proc.
+pub fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
