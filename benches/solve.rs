@@ -1,12 +1,12 @@
 //! One mid-size layer's retrograde pass from its lower layers: layer 14 (4,457,400
 //! positions), with the lower layers solved once in memory beforehand. The exact values
-//! under `awari` and under `abapa`, and the own-row bounds under `abapa`, so that the
+//! under `awari` and under `abapa`, and the bounds under `abapa`, so that the
 //! two passes compare on the same layer and rules.
 //!
 //! `cargo bench --bench solve`. The figure is per layer; criterion also prints the element
 //! throughput (positions per second).
 
-use awari::solve::own_row::{solve_all_own_row, solve_layer_own_row};
+use awari::solve::bounds::{solve_all_bounds, solve_layer_bounds};
 use awari::solve::{solve_all, solve_layer, Quiet};
 use awari::{index, Rules};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -26,9 +26,9 @@ fn bench_layer(c: &mut Criterion) {
             b.iter(|| solve_layer(rules, LAYER, &lower, &Quiet))
         });
     }
-    let lower = solve_all_own_row(Rules::ABAPA, LAYER - 1);
-    group.bench_function(format!("layer {LAYER} own-row (abapa)"), |b| {
-        b.iter(|| solve_layer_own_row(Rules::ABAPA, LAYER, &lower))
+    let lower = solve_all_bounds(Rules::ABAPA, LAYER - 1);
+    group.bench_function(format!("layer {LAYER} bounds (abapa)"), |b| {
+        b.iter(|| solve_layer_bounds(Rules::ABAPA, LAYER, &lower))
     });
     group.finish();
 }

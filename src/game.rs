@@ -75,6 +75,24 @@ impl fmt::Display for Side {
     }
 }
 
+/// A side name that is neither `south` nor `north`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("'{0}': expected south or north")]
+pub struct SideError(pub String);
+
+impl std::str::FromStr for Side {
+    type Err = SideError;
+    /// `south` or `north`, in any case, spaces around ignored: the one reading of a side's
+    /// name, for the move-list format and the command line alike.
+    fn from_str(text: &str) -> Result<Side, SideError> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "south" => Ok(Side::South),
+            "north" => Ok(Side::North),
+            _ => Err(SideError(crate::board::clip(text))),
+        }
+    }
+}
+
 /// A game as written down: where it started and the pits played.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameRecord {
@@ -179,16 +197,12 @@ impl GameRecord {
                     continue;
                 }
                 "first" => {
-                    record.first = match rest.to_ascii_lowercase().as_str() {
-                        "south" => Side::South,
-                        "north" => Side::North,
-                        _ => {
-                            return Err(header(format!(
-                                "'first {}': expected 'first south' or 'first north'",
-                                crate::board::clip(rest)
-                            )))
-                        }
-                    };
+                    record.first = rest.parse().map_err(|_| {
+                        header(format!(
+                            "'first {}': expected 'first south' or 'first north'",
+                            crate::board::clip(rest)
+                        ))
+                    })?;
                     continue;
                 }
                 "captured" => {

@@ -870,7 +870,7 @@ fn no_arguments_is_a_usage_error() {
 
 // ---------------------------------------------------------------------------------------
 // Second round: stderr, bounded input, a closed stdout during a build, Ctrl-C of the
-// own-row build, messages
+// bounds' build, messages
 // ---------------------------------------------------------------------------------------
 
 /// Runs `cmd` with stdin null, stdout discarded and stderr `stderr`, under the time limit.
@@ -953,16 +953,16 @@ fn a_build_whose_stdout_closes_builds_every_layer() {
     );
 }
 
-/// SIGINT during `build --cycles own-row`: a message naming the layer, a non-zero exit and
+/// SIGINT during `build --cycles bounds`: a message naming the layer, a non-zero exit and
 /// no temporary file left, as for the exact tables' build.
 #[test]
-fn sigint_during_an_own_row_build_says_where_it_stopped_and_leaves_no_tmp() {
+fn sigint_during_a_bounds_build_says_where_it_stopped_and_leaves_no_tmp() {
     let dir = scratch();
     let mut child = StdCommand::new(awari_bin())
         .args([
             "build",
             "--cycles",
-            "own-row",
+            "bounds",
             "-q",
             "--max-seeds",
             "16",
@@ -982,7 +982,7 @@ fn sigint_during_an_own_row_build_says_where_it_stopped_and_leaves_no_tmp() {
     }
     // Into layer 11, whose files are being written or about to be.
     thread::sleep(Duration::from_millis(200));
-    let (status, stderr) = interrupt(&mut child, started + LIMIT * 4, "the own-row build");
+    let (status, stderr) = interrupt(&mut child, started + LIMIT * 4, "the bounds' build");
     assert!(
         status.code().is_some_and(|c| c != 0),
         "an exit code, not a signal: {status:?}\n{stderr}"
@@ -1142,17 +1142,17 @@ fn suggestions_are_accepted_as_offered() {
     assert!(line.contains(&quoted), "{line}");
 }
 
-/// An own-row layer whose low file is gone while its high file (written last) is still
+/// A bounds layer whose low file is gone while its high file (written last) is still
 /// there: the error names the file that exists, says what is missing and gives one remedy;
 /// from the library, the error keeps the store's error as its source.
 #[test]
-fn a_missing_own_row_half_names_the_file_that_exists_with_one_remedy() {
+fn a_missing_bounds_half_names_the_file_that_exists_with_one_remedy() {
     let dir = scratch();
     let build = |dir: &Path| {
         let mut cmd = awari(&[
             "build",
             "--cycles",
-            "own-row",
+            "bounds",
             "-q",
             "--max-seeds",
             "8",
@@ -1165,15 +1165,18 @@ fn a_missing_own_row_half_names_the_file_that_exists_with_one_remedy() {
     let rows = dir.path().join("own-row/awari");
     fs::remove_file(rows.join("layer-05.awlo")).unwrap();
     let done = build(dir.path());
-    let line = one_line_error(&done, "own-row build without a low file");
+    let line = one_line_error(&done, "bounds' build without a low file");
     assert!(
         line.contains("layer-05.awhi") && line.contains("layer-05.awlo is missing"),
         "{line}"
     );
     assert_eq!(line.matches("remove").count(), 1, "one remedy: {line}");
 
-    let opts = awari::build::BuildOptions::new(dir.path().to_path_buf(), Rules::AWARI, 8);
-    let err = awari::own_row::build_own_row(&opts, |_| {}).unwrap_err();
+    let opts = awari::build::BuildOptions {
+        tables: awari::build::Tables::Bounds,
+        ..awari::build::BuildOptions::new(dir.path().to_path_buf(), Rules::AWARI, 8)
+    };
+    let err = awari::build::build(&opts, &awari::solve::Quiet).unwrap_err();
     assert!(
         matches!(err, awari::build::BuildError::Damaged(_)),
         "{err:?}"

@@ -48,9 +48,9 @@ fn layer_missing(py: Python<'_>, message: String, seeds: u32) -> PyErr {
 fn probe_error(py: Python<'_>, e: ProbeError) -> PyErr {
     match e {
         // A layer without its distances is not fully built: the same remedy, a build.
-        ProbeError::LayerMissing { seeds, .. } | ProbeError::DistancesMissing { seeds, .. } => {
-            layer_missing(py, e.to_string(), seeds)
-        }
+        ProbeError::LayerMissing { seeds, .. }
+        | ProbeError::DistancesMissing { seeds, .. }
+        | ProbeError::BoundsMissing { seeds, .. } => layer_missing(py, e.to_string(), seeds),
         ProbeError::Store(e) => store_error(e),
     }
 }
@@ -320,7 +320,8 @@ impl Database {
             Err(RowError::Board(row, e)) => Err(PyValueError::new_err(format!("row {row}: {e}"))),
             Err(RowError::Missing(row, e)) => match e {
                 ProbeError::LayerMissing { seeds, .. }
-                | ProbeError::DistancesMissing { seeds, .. } => {
+                | ProbeError::DistancesMissing { seeds, .. }
+                | ProbeError::BoundsMissing { seeds, .. } => {
                     Err(layer_missing(py, format!("row {row}: {e}"), seeds))
                 }
                 ProbeError::Store(e) => Err(store_error(e)),

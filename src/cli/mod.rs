@@ -1,270 +1,107 @@
-//! The command line: argument parsing (clap) and one function per subcommand.
+//! The command line: its arguments (clap, in `args`) and one module per command, each a
+//! thin shell over the library that says the answer; the modules they share say one thing
+//! each (the JSON shapes, the Oracle, the batch loop, input and output).
 
-mod commands;
+mod analyze;
+mod api;
+mod args;
+mod batch;
+mod build;
 mod input;
+mod json;
 mod layers;
+mod moves;
+mod oracle;
 mod output;
-mod own_row;
 mod play;
+mod probe;
 mod progress;
+mod pv;
 mod serve;
+mod start;
+mod stats;
+mod text;
+mod verify;
 
-use clap::{Args, Parser, Subcommand};
-use std::path::PathBuf;
-
-pub use commands::run;
-pub use layers::LayerRange;
+pub use args::Cli;
 pub use output::{clip_line, error_line, tell_line, tell_raw};
 
-/// Exact endgame databases for Awari / Oware.
-///
-/// Boards are 12 pit counts seen from the side to move: its six pits first (pits 1..6, in
-/// sowing order, from its left), then the opponent's six (again in sowing order), separated
-/// by spaces, commas, '/' or '|'. Values are the seed difference the side to move achieves
-/// from now on with perfect play (endless play shares the seeds left equally).
-#[derive(Parser, Debug)]
-#[command(name = "awari", version, about, long_about = None)]
-pub struct Cli {
-    #[command(subcommand)]
-    pub command: Command,
-}
+use anyhow::Result;
+use args::Command;
 
-#[derive(Args, Debug, Clone)]
-pub struct DbArgs {
-    /// Database folder (one subfolder per rules preset).
-    #[arg(long, default_value = "data/db")]
-    pub db: PathBuf,
-    /// Rules preset: awari (grand slam forbidden unless forced), abapa (grand slam captures
-    /// nothing), grand-slam-captures.
-    #[arg(long, default_value = "awari")]
-    pub rules: String,
-    /// How endless play is scored: share (the seeds left are shared equally: exact
-    /// values) or own-row (each side keeps its own row: tables of guaranteed bounds, low
-    /// and high, under DB/own-row/).
-    #[arg(long, default_value = "share", value_parser = ["share", "own-row"])]
-    pub cycles: String,
-}
-
-/// What `build` builds and how it writes, for either kind of table.
-#[derive(Args, Debug, Clone)]
-pub struct BuildArgs {
-    /// Build layers 0..=N (N seeds on the board).
-    #[arg(long, default_value_t = 12)]
-    pub max_seeds: u32,
-    /// Worker threads (default: one per core).
-    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=awari::build::MAX_THREADS as i64))]
-    pub threads: Option<u16>,
-    /// Refuse to start if the largest layer would need more memory than this (GiB).
-    /// Default: the machine's physical memory.
-    #[arg(long, allow_hyphen_values = true)]
-    pub memory_limit: Option<f64>,
-    /// Positions per compressed block.
-    #[arg(long, default_value_t = awari::store::DEFAULT_BLOCK)]
-    pub block_size: u32,
-    /// zstd compression level of the blocks (1..=22).
-    #[arg(long, default_value_t = 9, value_parser = clap::value_parser!(i32).range(1..=22))]
-    pub zstd_level: i32,
-    /// No progress bars.
-    #[arg(long, short)]
-    pub quiet: bool,
-}
-
-/// `--checkpoint-minutes` when it is not given.
-const DEFAULT_CHECKPOINT_MINUTES: f64 = 5.0;
-
-/// Which pass builds the layers, and the lean pass's settings.
-#[derive(Args, Debug, Clone)]
-pub struct LeanArgs {
-    /// Build every layer with the lean pass: half a byte a position in memory, the lower
-    /// layers read from their files, checkpoints on disk. Default: the in-memory pass
-    /// while a layer fits under --memory-limit, the lean pass above it.
-    #[arg(long, conflicts_with = "in_memory")]
-    pub lean: bool,
-    /// Build every layer with the in-memory pass.
-    #[arg(long)]
-    pub in_memory: bool,
-    /// The lean pass's buffer for frontiers and lookups, in MiB (default: 0.12 bytes a
-    /// position, at least 16); it spills to disk when full.
-    #[arg(long)]
-    pub lean_buffer_mib: Option<f64>,
-    /// Minutes between the lean pass's checkpoints within a threshold (it always saves
-    /// one after the exits pass and after every threshold); 0 saves after every round.
-    #[arg(long, default_value_t = DEFAULT_CHECKPOINT_MINUTES)]
-    pub checkpoint_minutes: f64,
-    /// One rank of an MPI job: run as `mpirun -np P awari build --mpi …`; the ranks share
-    /// every layer (the lean pass) and rank 0 writes the files. Needs a build with
-    /// `--features mpi`.
-    #[arg(long, conflicts_with = "in_memory")]
-    pub mpi: bool,
-    /// Where the lean pass keeps its scratch files (default: under the database folder);
-    /// with --mpi on a cluster, a disk local to each node.
-    #[arg(long)]
-    pub scratch: Option<std::path::PathBuf>,
-}
-
-impl LeanArgs {
-    /// The first of these options that was given: they choose or tune the passes of the
-    /// exact tables' build, and the own-row build, which has one pass, refuses them rather
-    /// than ignore them. (`--checkpoint-minutes` counts when it differs from its default.)
-    pub fn first_given(&self) -> Option<&'static str> {
-        [
-            (self.lean, "--lean"),
-            (self.in_memory, "--in-memory"),
-            (self.mpi, "--mpi"),
-            (self.lean_buffer_mib.is_some(), "--lean-buffer-mib"),
-            (self.scratch.is_some(), "--scratch"),
-            (
-                self.checkpoint_minutes != DEFAULT_CHECKPOINT_MINUTES,
-                "--checkpoint-minutes",
-            ),
-        ]
-        .into_iter()
-        .find(|&(given, _)| given)
-        .map(|(_, flag)| flag)
+/// Runs the command; `Ok(false)` means it ran but found problems (exit code 1). Each error
+/// is one line: `main` prints it and exits non-zero.
+pub fn run(cli: Cli) -> Result<bool> {
+    match cli.command {
+        Command::Build {
+            tables,
+            build,
+            lean,
+        } => build::run(&tables, &build, &lean),
+        Command::Probe {
+            tables,
+            board,
+            captured,
+            json,
+            batch,
+        } => probe::run(
+            &tables,
+            probe::ProbeRequest {
+                board,
+                captured,
+                json,
+                batch,
+            },
+        ),
+        Command::Pv {
+            tables,
+            board,
+            max_plies,
+        } => pv::run(&tables, &board, max_plies),
+        Command::Stats {
+            tables,
+            layers,
+            histogram,
+            json,
+        } => stats::run(&tables, layers, histogram, json),
+        Command::Verify {
+            tables,
+            layers,
+            sample,
+        } => verify::run(&tables, layers, sample),
+        Command::Start {
+            tables,
+            seeds_per_pit,
+        } => start::run(&tables, seeds_per_pit),
+        Command::Moves { rules, board } => moves::run(rules, &board),
+        Command::Serve {
+            db,
+            port,
+            bind,
+            think_ms,
+        } => serve::run(&db, &bind, port, think_ms),
+        Command::Play {
+            db,
+            level,
+            computer,
+            start,
+            first,
+            think_ms,
+            seed,
+        } => play::run(
+            &db,
+            level,
+            computer.0,
+            start.as_deref(),
+            first,
+            think_ms,
+            seed,
+        ),
+        Command::Analyze {
+            db,
+            file,
+            think_ms,
+            json,
+        } => analyze::run(&db, file.as_deref(), think_ms, json),
     }
-}
-
-#[derive(Subcommand, Debug)]
-pub enum Command {
-    /// Build every missing layer up to --max-seeds (resumes an interrupted build).
-    Build {
-        #[command(flatten)]
-        db: DbArgs,
-        #[command(flatten)]
-        build: BuildArgs,
-        #[command(flatten)]
-        lean: LeanArgs,
-    },
-    /// Value, verdict and every legal move with its value. Pits are named 1..6 from the
-    /// mover's left, in sowing order.
-    Probe {
-        #[command(flatten)]
-        db: DbArgs,
-        /// The board (omit with --batch).
-        #[arg(allow_hyphen_values = true)]
-        board: Option<String>,
-        /// Seeds already captured by the side to move and by the opponent, e.g. 20,12:
-        /// turns the value into the game's outcome.
-        #[arg(long, value_name = "MOVER,OPPONENT")]
-        captured: Option<String>,
-        /// One JSON object (one per line with --batch).
-        #[arg(long)]
-        json: bool,
-        /// Read one board per line from stdin; print one line per board: the value, then
-        /// the best pits ("3 best 1,4"; "-5 game-over" when the game is over). A bad line
-        /// (or one over 1 KiB) prints "error: line N: ..." (with --json, {"line": N,
-        /// "error": "..."}) and the run goes on; the exit code is then non-zero.
-        /// A blank line gets a blank line, so output lines stay aligned with input lines.
-        #[arg(long, conflicts_with = "board")]
-        batch: bool,
-    },
-    /// The principal variation from a board: best moves until the game ends or a position
-    /// repeats. Among equal moves the winner takes the fastest way to its capture and the
-    /// loser the slowest (by the stored distances), then the lowest pit.
-    Pv {
-        #[command(flatten)]
-        db: DbArgs,
-        #[arg(allow_hyphen_values = true)]
-        board: String,
-        /// Stop after this many moves.
-        #[arg(long, default_value_t = 200)]
-        max_plies: usize,
-    },
-    /// Per layer: positions, wins / draws / losses for the side to move, bytes on disk.
-    Stats {
-        #[command(flatten)]
-        db: DbArgs,
-        /// Layers to report, e.g. 0..24 (inclusive) or 12; default: every layer present.
-        #[arg(long)]
-        layers: Option<LayerRange>,
-        /// Also the number of positions at every value.
-        #[arg(long)]
-        histogram: bool,
-        /// One JSON document (an array, one object per layer).
-        #[arg(long)]
-        json: bool,
-    },
-    /// Check every block's checksum, then that every stored value equals the best over its
-    /// legal moves, computed from the stored values.
-    Verify {
-        #[command(flatten)]
-        db: DbArgs,
-        /// Layers to check, e.g. 0..24 (inclusive); default: every layer present.
-        #[arg(long)]
-        layers: Option<LayerRange>,
-        /// Check N positions of each layer, spread evenly over it, through the block
-        /// cache, instead of every position with every layer in memory: for layers too
-        /// large to hold.
-        #[arg(long)]
-        sample: Option<u64>,
-    },
-    /// Value and best first moves of the standard opening with K seeds in every pit.
-    Start {
-        #[command(flatten)]
-        db: DbArgs,
-        #[arg(long, default_value_t = 1)]
-        seeds_per_pit: u8,
-    },
-    /// The legal moves of a board, what each captures and the board it leaves (no database).
-    Moves {
-        #[arg(long, default_value = "awari")]
-        rules: String,
-        #[arg(allow_hyphen_values = true)]
-        board: String,
-    },
-    /// The Awari Oracle in a local web page: play against the computer at five levels, see
-    /// the value of every move, edit positions. Also a JSON API (see the README).
-    Serve {
-        /// Database folder (one subfolder per rules preset).
-        #[arg(long, default_value = "data/db")]
-        db: PathBuf,
-        /// Port to listen on (0: any free port, printed at start).
-        #[arg(long, default_value_t = 8080)]
-        port: u16,
-        /// Address to listen on.
-        #[arg(long, default_value = "127.0.0.1")]
-        bind: String,
-        /// Time the search may take for a position above the built layers (milliseconds).
-        #[arg(long, default_value_t = 2000)]
-        think_ms: u64,
-    },
-    /// Play against the computer in the terminal: type a pit 1..6 (from your left) and Enter;
-    /// u undoes, h shows every move's value, q quits. Prints the game's move list at the end.
-    Play {
-        #[command(flatten)]
-        db: DbArgs,
-        /// fair (often random), good, strong, expert or perfect (or 1..5).
-        #[arg(long, default_value = "strong")]
-        level: String,
-        /// The side the computer plays: north (the top row), south or none.
-        #[arg(long, default_value = "north")]
-        computer: String,
-        /// Start position, from the first mover's side (default: 4 seeds in every pit).
-        #[arg(long, allow_hyphen_values = true)]
-        start: Option<String>,
-        /// Who moves first: south (the bottom row, you by default) or north.
-        #[arg(long, default_value = "south")]
-        first: String,
-        /// The computer's think time above the built layers (milliseconds).
-        #[arg(long, default_value_t = 2000)]
-        think_ms: u64,
-        /// Seed of the random choices (default: the clock).
-        #[arg(long)]
-        seed: Option<u64>,
-    },
-    /// Judge every move of a game: the value before it, the value of the move played, the
-    /// best moves and the seeds it gave away. Reads the move-list format of the web page and
-    /// of `awari play` (see the README) from FILE, or stdin when FILE is - or missing.
-    Analyze {
-        #[command(flatten)]
-        db: DbArgs,
-        /// The game's move list.
-        file: Option<PathBuf>,
-        /// Search time per position above the built layers (milliseconds).
-        #[arg(long, default_value_t = 1000)]
-        think_ms: u64,
-        /// One JSON document.
-        #[arg(long)]
-        json: bool,
-    },
 }

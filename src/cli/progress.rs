@@ -234,3 +234,43 @@ impl BuildObserver for BuildProgress {
         );
     }
 }
+
+/// The observer of a build of the bounds: a line per layer on stderr (none with `-q`), and
+/// the layer being built for the Ctrl-C handler.
+pub struct BoundsProgress {
+    quiet: bool,
+    /// The first layer not yet done: layers are built in order, and every layer, built or
+    /// found on disk, is reported done.
+    pub building: Arc<AtomicU32>,
+}
+
+impl BoundsProgress {
+    pub fn new(quiet: bool) -> BoundsProgress {
+        BoundsProgress {
+            quiet,
+            building: Arc::new(AtomicU32::new(0)),
+        }
+    }
+}
+
+impl SolveObserver for BoundsProgress {}
+impl LeanObserver for BoundsProgress {}
+
+impl BuildObserver for BoundsProgress {
+    fn layer_done(&self, r: &LayerReport) {
+        self.building.store(r.seeds + 1, Relaxed);
+        if self.quiet {
+            return;
+        }
+        let exact = r.exact.unwrap_or_default();
+        tell!(
+            "layer {:>2}: {:>11} positions, {:>6.2}% exact, {:>11} bytes, {:.2} s{}",
+            r.seeds,
+            r.positions,
+            100.0 * exact as f64 / r.positions as f64,
+            r.bytes,
+            r.seconds,
+            if r.built { "" } else { " (already built)" }
+        );
+    }
+}

@@ -49,8 +49,8 @@
 //! compare-and-swap; there is no lock. The fixpoint does not depend
 //! on the order of work, so any thread count gives the same values, byte for byte.
 
+pub mod bounds;
 pub mod lean;
-pub mod own_row;
 mod settled;
 mod unsow;
 

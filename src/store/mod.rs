@@ -10,7 +10,7 @@
 //! | 12 | 1 | rules code ([`Rules::code`]) |
 //! | 13 | 1 | index kind (1: every placement, stars and bars) |
 //! | 14 | 1 | compression (1: zstd) |
-//! | 15 | 1 | table kind (1: values, one `i8` a position; 2: distances, one `u8`; 3 and 4: own-row low and high bounds, one `i8` each) |
+//! | 15 | 1 | table kind (1: values, one `i8` a position; 2: distances, one `u8`; 3 and 4: the low and high bounds, one `i8` each) |
 //! | 16 | 4 | seeds on the board (the layer) |
 //! | 20 | 4 | positions per block |
 //! | 24 | 8 | positions |
@@ -27,10 +27,12 @@
 //! final name is always whole. The offsets are named, and the header written and read, in
 //! one place (`header.rs`).
 
+mod cache;
 mod header;
 mod reader;
 mod writer;
 
+pub(crate) use cache::{BlockCache, CACHE_BLOCKS};
 pub use reader::LayerFile;
 pub use writer::{write_layer, WriteOptions, WrittenLayer};
 pub(crate) use writer::{write_table, TableWriter};
@@ -57,13 +59,14 @@ pub enum TableKind {
     /// best move of a lost position: following the rounds down makes progress, as the
     /// distances of a Syzygy DTZ table do.
     Distances,
-    /// `layer-NN.awlo`, under the own-row folder (see [`crate::own_row`]): `low(P)`, what
-    /// P's mover is guaranteed when a cycle ends with each side keeping its own row, an
-    /// `i8` in `−n..=n`; its header histogram counts the low values.
-    OwnRowLow,
+    /// `layer-NN.awlo`, under the bounds folder ([`bounds_dir`]; see
+    /// [`crate::probe::BoundsDatabase`]): `low(P)`, what P's mover is guaranteed when a
+    /// cycle ends with each side keeping its own row, an `i8` in `−n..=n`; its header
+    /// histogram counts the low values.
+    BoundsLow,
     /// `layer-NN.awhi`, beside it: `high(P)`, the most P's opponent can be held to, as
     /// above; its header histogram counts the high values.
-    OwnRowHigh,
+    BoundsHigh,
 }
 
 /// The stored round of a position settled in this round or any later one.
@@ -75,8 +78,8 @@ impl TableKind {
         match self {
             TableKind::Values => 1,
             TableKind::Distances => 2,
-            TableKind::OwnRowLow => 3,
-            TableKind::OwnRowHigh => 4,
+            TableKind::BoundsLow => 3,
+            TableKind::BoundsHigh => 4,
         }
     }
     /// The file name extension.
@@ -84,15 +87,15 @@ impl TableKind {
         match self {
             TableKind::Values => "awdb",
             TableKind::Distances => "awdz",
-            TableKind::OwnRowLow => "awlo",
-            TableKind::OwnRowHigh => "awhi",
+            TableKind::BoundsLow => "awlo",
+            TableKind::BoundsHigh => "awhi",
         }
     }
     /// Whether `byte` can be stored at a position of layer `seeds`. It depends only on the
     /// byte's magnitude as an `i8`: reading a block checks its largest one alone.
     pub(crate) fn holds(self, seeds: u32, byte: u8) -> bool {
         match self {
-            TableKind::Values | TableKind::OwnRowLow | TableKind::OwnRowHigh => {
+            TableKind::Values | TableKind::BoundsLow | TableKind::BoundsHigh => {
                 (byte as i8).unsigned_abs() as u32 <= seeds
             }
             TableKind::Distances => true,
@@ -305,6 +308,17 @@ impl LayerSummary {
     pub fn losses(&self) -> u64 {
         self.histogram[..MAX_SEEDS as usize].iter().sum()
     }
+}
+
+/// The subfolder of a database folder that holds the bounds tables. Its name is that of
+/// the cycle rule the bounds answer ("each side keeps its own row"): files already built
+/// are found where they are.
+pub const BOUNDS_SUBDIR: &str = "own-row";
+
+/// The folder under which the bounds tables of `db` live (one subfolder per rule set), as
+/// the values live under `db` itself.
+pub fn bounds_dir(db: &Path) -> PathBuf {
+    db.join(BOUNDS_SUBDIR)
 }
 
 /// The folder of one rule set's layers.

@@ -89,6 +89,17 @@ pub struct BoundsLayer {
     pub high: Vec<i8>,
 }
 
+impl BoundsLayer {
+    /// Positions whose low equals their high: their value does not depend on the history.
+    pub fn exact(&self) -> u64 {
+        self.low
+            .par_iter()
+            .zip(self.high.par_iter())
+            .filter(|(l, h)| l == h)
+            .count() as u64
+    }
+}
+
 /// The own-row difference of a position for its side to move: own row minus the other row.
 #[inline]
 pub fn own_row_difference(board: &Board) -> i8 {
@@ -98,11 +109,11 @@ pub fn own_row_difference(board: &Board) -> i8 {
 /// Positions per unit of parallel work in the exits pass.
 const CHUNK: usize = 1 << 14;
 
-/// The largest layer the own-row solver handles: its predecessor lists and node numbers
+/// The largest layer the bounds solver handles: its predecessor lists and node numbers
 /// are `u32`, and a layer of up to 25 seeds has fewer than `2^32` in-layer moves (at most
 /// six a position) and nodes. Memory stops a 24 GiB machine earlier: `build` reckons
 /// 15.5 GiB for layer 24 and 22.5 GiB for layer 25.
-pub const MAX_OWN_ROW_SEEDS: u32 = 25;
+pub const MAX_BOUNDS_SEEDS: u32 = 25;
 
 /// Every node's exit, oriented for the protagonist, and every position's in-layer moves.
 struct Exits {
@@ -233,12 +244,12 @@ fn apply_exits(pending: &mut Vec<(u32, u8, u32, u64)>, exit: &mut [i8], lower: &
 ///
 /// # Panics
 ///
-/// If `lower` is short, or `n` is above [`MAX_OWN_ROW_SEEDS`].
-pub fn solve_layer_own_row(rules: Rules, n: u32, lower: &[BoundsLayer]) -> BoundsLayer {
+/// If `lower` is short, or `n` is above [`MAX_BOUNDS_SEEDS`].
+pub fn solve_layer_bounds(rules: Rules, n: u32, lower: &[BoundsLayer]) -> BoundsLayer {
     assert!(lower.len() >= n as usize, "layers below {n} are needed");
     assert!(
-        n <= MAX_OWN_ROW_SEEDS,
-        "layer {n} is beyond the own-row solver ({MAX_OWN_ROW_SEEDS} seeds)"
+        n <= MAX_BOUNDS_SEEDS,
+        "layer {n} is beyond the bounds solver ({MAX_BOUNDS_SEEDS} seeds)"
     );
     let Exits { mut exit, degree } = exits_pass(rules, n, lower);
     let moves: u64 = degree.par_iter().map(|&k| u64::from(k)).sum();
@@ -268,10 +279,10 @@ pub fn solve_layer_own_row(rules: Rules, n: u32, lower: &[BoundsLayer]) -> Bound
 }
 
 /// Solves layers `0..=max_seeds` in memory. For tests and small games.
-pub fn solve_all_own_row(rules: Rules, max_seeds: u32) -> Vec<BoundsLayer> {
+pub fn solve_all_bounds(rules: Rules, max_seeds: u32) -> Vec<BoundsLayer> {
     let mut layers: Vec<BoundsLayer> = Vec::new();
     for n in 0..=max_seeds {
-        let layer = solve_layer_own_row(rules, n, &layers);
+        let layer = solve_layer_bounds(rules, n, &layers);
         layers.push(layer);
     }
     layers

@@ -1,4 +1,4 @@
-//! Proof of the own-row bounds (`awari::solve::own_row`), by two independent programs that
+//! Proof of the bounds (`awari::solve::bounds`), by two independent programs that
 //! share nothing with the solver beyond the rules (`Rules::turn`, `Board`):
 //!
 //! * a brute-force search of the *real* game, in which the first repetition of a position
@@ -14,7 +14,7 @@
 //! moves of the matching bound of the child.
 
 use awari::index;
-use awari::solve::own_row::{solve_all_own_row, BoundsLayer};
+use awari::solve::bounds::{solve_all_bounds, BoundsLayer};
 use awari::{Board, Rules, Turn};
 use std::collections::HashMap;
 
@@ -125,7 +125,7 @@ fn pair(layers: &[BoundsLayer], pits: &[u8; 12]) -> (i32, i32) {
 }
 
 fn check_real_game(rules: Rules, max_n: u32, ends_at: usize) {
-    let layers = solve_all_own_row(rules, max_n);
+    let layers = solve_all_bounds(rules, max_n);
     let mut game = RealGame {
         rules,
         ends_at,
@@ -283,7 +283,7 @@ fn slow_solver_agrees_on_layers_up_to_8() {
 
 fn slow_check(rules: Rules, max_n: u32) {
     {
-        let layers = solve_all_own_row(rules, max_n);
+        let layers = solve_all_bounds(rules, max_n);
         let mut slow: Vec<HashMap<[u8; 12], (i32, i32)>> = Vec::new();
         for n in 0..=max_n {
             let layer = slow_layer(rules, n, &slow);
@@ -305,7 +305,7 @@ fn slow_check(rules: Rules, max_n: u32) {
 #[test]
 fn pairs_are_ordered_and_locally_consistent() {
     for rules in Rules::ALL {
-        let layers = solve_all_own_row(rules, 12);
+        let layers = solve_all_bounds(rules, 12);
         let mut exact = 0u64;
         let mut total = 0u64;
         for n in 0..=12u32 {
@@ -343,7 +343,7 @@ fn one_thread_and_four_give_the_same_pairs() {
             .num_threads(threads)
             .build()
             .expect("a thread pool")
-            .install(|| solve_all_own_row(rules, 12))
+            .install(|| solve_all_bounds(rules, 12))
     };
     for rules in Rules::ALL {
         assert!(solve(1, rules) == solve(4, rules), "{rules}");
@@ -355,9 +355,11 @@ fn one_thread_and_four_give_the_same_pairs() {
 
 mod files {
     use super::*;
-    use awari::build::BuildOptions;
-    use awari::own_row::{build_own_row, own_row_db, verify_own_row, BoundsDatabase};
+    use awari::build::{build, BuildOptions, LayerReport, Tables};
+    use awari::solve::Quiet;
     use awari::store::{self, LayerFile, TableKind, WriteOptions};
+    use awari::verify::verify_bounds;
+    use awari::BoundsDatabase;
 
     fn options(db: &std::path::Path, max_seeds: u32) -> BuildOptions {
         BuildOptions {
@@ -366,8 +368,13 @@ mod files {
                 block_size: 1000,
                 zstd_level: 3,
             },
+            tables: Tables::Bounds,
             ..BuildOptions::new(db, Rules::ABAPA, max_seeds)
         }
+    }
+
+    fn build_bounds(opts: &BuildOptions) -> Vec<LayerReport> {
+        build(opts, &Quiet).unwrap()
     }
 
     #[test]
@@ -375,9 +382,9 @@ mod files {
         const TOP: u32 = 7;
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path();
-        let reports = build_own_row(&options(db, TOP), |_| {}).unwrap();
+        let reports = build_bounds(&options(db, TOP));
         assert!(reports.iter().all(|r| r.built));
-        let solved = solve_all_own_row(Rules::ABAPA, TOP);
+        let solved = solve_all_bounds(Rules::ABAPA, TOP);
 
         // Every stored pair is the solver's, and the best moves maximise low, then high.
         let bdb = BoundsDatabase::open(db, Rules::ABAPA).unwrap();
@@ -389,7 +396,7 @@ mod files {
                 .zip(&solved[n as usize].high)
                 .filter(|(l, h)| l == h)
                 .count() as u64;
-            assert_eq!(reports[n as usize].exact, exact);
+            assert_eq!(reports[n as usize].exact, Some(exact));
             for (i, b) in index::walk(n, 0, index::size(n)) {
                 let got = bdb.bounds(&b).unwrap();
                 assert_eq!(
@@ -408,25 +415,25 @@ mod files {
                 }
             }
         }
-        let checks = verify_own_row(&bdb, 0, TOP).unwrap();
+        let checks = verify_bounds(&bdb, 0, TOP).unwrap();
         assert!(checks.iter().all(|c| c.mismatches == 0));
 
         // Resume: remove the top layer's high file (the completion mark); only it is rebuilt,
         // to the same bytes.
-        let root = own_row_db(db);
-        let high = store::table_path(&root, Rules::ABAPA, TOP, TableKind::OwnRowHigh);
+        let root = store::bounds_dir(db);
+        let high = store::table_path(&root, Rules::ABAPA, TOP, TableKind::BoundsHigh);
         let before = std::fs::read(&high).unwrap();
         std::fs::remove_file(&high).unwrap();
-        let again = build_own_row(&options(db, TOP), |_| {}).unwrap();
+        let again = build_bounds(&options(db, TOP));
         let built: Vec<u32> = again.iter().filter(|r| r.built).map(|r| r.seeds).collect();
         assert_eq!(built, vec![TOP]);
         assert_eq!(std::fs::read(&high).unwrap(), before);
 
         // A low file is not a high file, and neither is a values file.
-        let low = store::table_path(&root, Rules::ABAPA, TOP, TableKind::OwnRowLow);
-        assert!(LayerFile::open_kind(&low, Rules::ABAPA, TOP, TableKind::OwnRowHigh).is_err());
+        let low = store::table_path(&root, Rules::ABAPA, TOP, TableKind::BoundsLow);
+        assert!(LayerFile::open_kind(&low, Rules::ABAPA, TOP, TableKind::BoundsHigh).is_err());
         assert!(LayerFile::open_kind(&low, Rules::ABAPA, TOP, TableKind::Values).is_err());
-        assert!(LayerFile::open_kind(&low, Rules::ABAPA, TOP, TableKind::OwnRowLow).is_ok());
+        assert!(LayerFile::open_kind(&low, Rules::ABAPA, TOP, TableKind::BoundsLow).is_ok());
 
         // A damaged pair is reported by verify.
         let mut bytes = std::fs::read(&low).unwrap();
@@ -434,7 +441,7 @@ mod files {
         bytes[last] ^= 0x40;
         std::fs::write(&low, &bytes).unwrap();
         let bdb = BoundsDatabase::open(db, Rules::ABAPA).unwrap();
-        assert!(verify_own_row(&bdb, 0, TOP).is_err());
+        assert!(verify_bounds(&bdb, 0, TOP).is_err());
     }
 }
 
@@ -455,7 +462,7 @@ mod cli {
         let db = dir.path().to_str().unwrap().to_string();
         let args = [
             "--cycles",
-            "own-row",
+            "bounds",
             "--rules",
             "abapa",
             "--db",
@@ -466,7 +473,7 @@ mod cli {
             .args(args)
             .assert()
             .success();
-        let layers = solve_all_own_row(Rules::ABAPA, 6);
+        let layers = solve_all_bounds(Rules::ABAPA, 6);
         let board = "1 0 0 2 0 0 1 0 2 0 0 0";
         let (low, high) = pair(&layers, &board.parse::<Board>().unwrap().pits().clone());
 
@@ -480,6 +487,45 @@ mod cli {
         let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
         let fields: Vec<&str> = text.split_whitespace().collect();
         assert_eq!(fields[..2], [low.to_string(), high.to_string()]);
+
+        // A line that is not UTF-8 is an error for that line alone: the batch goes on, one
+        // output line per input line, and the exit code says a line failed.
+        let mut input = format!("{board}\n").into_bytes();
+        input.extend_from_slice(b"\xff\xfe 1 2\n\n");
+        input.extend_from_slice(format!("{board}\n").as_bytes());
+        let out = awari()
+            .args(["probe", "--batch"])
+            .args(args)
+            .write_stdin(input)
+            .assert()
+            .failure();
+        let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 4, "{text}");
+        assert_eq!(lines[0], lines[3]);
+        assert!(lines[0].starts_with(&format!("{low} {high} ")), "{text}");
+        assert!(
+            lines[1].starts_with("error: line 2: ") && lines[1].contains("not UTF-8"),
+            "{text}"
+        );
+        assert_eq!(lines[2], "");
+        // The same with --json: every line parses, the bad one as {"line", "error"}.
+        let mut input = b"\xff\n".to_vec();
+        input.extend_from_slice(format!("{board}\n").as_bytes());
+        let out = awari()
+            .args(["probe", "--batch", "--json"])
+            .args(args)
+            .write_stdin(input)
+            .assert()
+            .failure();
+        let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        let json: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(json.len(), 2, "{text}");
+        assert_eq!(json[0]["line"], 1);
+        assert_eq!(json[1]["low"], low);
 
         // JSON: low, high, exact, moves with pit, captured, low, high.
         let out = awari()
@@ -514,7 +560,7 @@ mod cli {
             .failure();
         let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
         assert!(
-            err.starts_with("error: ") && err.contains("--cycles own-row"),
+            err.starts_with("error: ") && err.contains("--cycles bounds"),
             "{err}"
         );
         assert_eq!(err.lines().count(), 1);
@@ -546,7 +592,7 @@ mod cli {
             assert_eq!(
                 refused(&[&["--max-seeds", "7"], flags].concat()).trim_end(),
                 format!(
-                    "error: {} is for the exact tables' build; the own-row build has one pass, in memory",
+                    "error: {} is for the values' build; the bounds' build has one pass, in memory",
                     flags[0]
                 )
             );

@@ -1,10 +1,16 @@
 //! Independent re-check of stored layers: every value must equal the best over its legal
 //! moves, computed from the stored values of the children with the rules alone.
 //!
+//! The bounds tables are checked the same way ([`verify_bounds`]).
+//!
 //! This uses the files (read back through the store) and the move generator, never the
 //! solver. Local consistency is necessary, not sufficient: inside a cycle of non-capturing
 //! moves several assignments can satisfy it, which is why the solver's exactness is proven
 //! separately by the tests against an independent naive solver.
+
+mod bounds;
+
+pub use bounds::{verify_bounds, BoundsCheck};
 
 use crate::index;
 use crate::probe::Database;
@@ -130,7 +136,7 @@ pub fn verify_sampled(
         let size = index::size(n);
         let picks = count.min(size);
         let has_distances = db.distances_file(n).is_some();
-        let results: Vec<(u64, u64, Option<Mismatch>)> = (0..picks)
+        let results: Vec<Sampled> = (0..picks)
             .into_par_iter()
             .map(|k| {
                 // Evenly spread, ends included.
@@ -139,65 +145,7 @@ pub fn verify_sampled(
                 } else {
                     k * (size - 1) / (picks - 1).max(1)
                 };
-                let board = index::unrank(n, i);
-                let value = |b: &crate::Board| db.value(b);
-                let stored = value(&board)?;
-                let moves = match db.rules().turn(&board) {
-                    Turn::GameOver { value } => {
-                        let fault = has_distances && db.distance(&board)? != Some(0);
-                        let bad = stored != value;
-                        return Ok((
-                            u64::from(bad),
-                            u64::from(fault),
-                            bad.then_some(Mismatch {
-                                board,
-                                stored,
-                                expected: value,
-                            }),
-                        ));
-                    }
-                    Turn::Moves(moves) => moves,
-                };
-                let mut worths = Vec::with_capacity(moves.len());
-                for m in &moves {
-                    worths.push(m.captured as i8 - value(&m.child)?);
-                }
-                let expected = *worths
-                    .iter()
-                    .max()
-                    .expect("a position that is not over has a move");
-                let mut fault = false;
-                if let Some(round) = db.distance(&board)? {
-                    fault = if stored == 0 {
-                        round != 0
-                    } else if round == DISTANCE_SATURATED {
-                        false
-                    } else {
-                        let mut progress = Vec::new();
-                        for (m, &w) in moves.iter().zip(&worths) {
-                            if w == stored {
-                                let lower = m.captured > 0
-                                    || db.distance(&m.child)?.is_some_and(|r| r < round);
-                                progress.push(lower);
-                            }
-                        }
-                        if stored > 0 {
-                            !progress.iter().any(|&p| p)
-                        } else {
-                            !progress.iter().all(|&p| p)
-                        }
-                    };
-                }
-                let bad = stored != expected;
-                Ok((
-                    u64::from(bad),
-                    u64::from(fault),
-                    bad.then_some(Mismatch {
-                        board,
-                        stored,
-                        expected,
-                    }),
-                ))
+                check_position(db, &index::unrank(n, i), has_distances)
             })
             .collect::<Result<_, VerifyError>>()?;
         let check = LayerCheck {
@@ -216,6 +164,87 @@ pub fn verify_sampled(
         checks.push(check);
     }
     Ok(checks)
+}
+
+/// One sampled position against its moves: whether its value mismatches (and how),
+/// whether its round breaks the promise of the distances.
+type Sampled = (u64, u64, Option<Mismatch>);
+
+/// Checks one position of a sampled check, reading every value through the block cache.
+fn check_position(
+    db: &Database,
+    board: &crate::Board,
+    has_distances: bool,
+) -> Result<Sampled, VerifyError> {
+    let board = *board;
+    let stored = db.value(&board)?;
+    let moves = match db.rules().turn(&board) {
+        Turn::GameOver { value } => {
+            let fault = has_distances && db.distance(&board)? != Some(0);
+            let bad = stored != value;
+            return Ok((
+                u64::from(bad),
+                u64::from(fault),
+                bad.then_some(Mismatch {
+                    board,
+                    stored,
+                    expected: value,
+                }),
+            ));
+        }
+        Turn::Moves(moves) => moves,
+    };
+    let mut worths = Vec::with_capacity(moves.len());
+    for m in &moves {
+        worths.push(m.captured as i8 - db.value(&m.child)?);
+    }
+    let expected = *worths
+        .iter()
+        .max()
+        .expect("a position that is not over has a move");
+    let fault = match db.distance(&board)? {
+        Some(round) => round_fault(db, stored, round, &moves, &worths)?,
+        None => false,
+    };
+    let bad = stored != expected;
+    Ok((
+        u64::from(bad),
+        u64::from(fault),
+        bad.then_some(Mismatch {
+            board,
+            stored,
+            expected,
+        }),
+    ))
+}
+
+/// Whether the stored `round` of a position of value `stored` breaks the promise of the
+/// distances, as [`round_keeps_its_promise`] checks it on whole layers, through the cache.
+fn round_fault(
+    db: &Database,
+    stored: i8,
+    round: u8,
+    moves: &crate::MoveList,
+    worths: &[i8],
+) -> Result<bool, VerifyError> {
+    if stored == 0 {
+        return Ok(round != 0);
+    }
+    if round == DISTANCE_SATURATED {
+        return Ok(false);
+    }
+    let mut progress = Vec::new();
+    for (m, &w) in moves.iter().zip(worths) {
+        if w == stored {
+            let lower = m.captured > 0 || db.distance(&m.child)?.is_some_and(|r| r < round);
+            progress.push(lower);
+        }
+    }
+    Ok(if stored > 0 {
+        !progress.iter().any(|&p| p)
+    } else {
+        !progress.iter().all(|&p| p)
+    })
 }
 
 /// How closely [`require_complete`] looks at the tables beside the values.

@@ -1,4 +1,9 @@
-//! The build driver: solve layers in order, write each one, skip the ones already built.
+//! The build driver: solve layers in order, write each one, skip the ones already built;
+//! for either kind of table ([`Tables`]): the values (with their distances) or the bounds.
+
+mod bounds;
+
+pub use bounds::bounds_memory_needed;
 
 use crate::board::MAX_SEEDS;
 use crate::index;
@@ -29,6 +34,8 @@ pub struct BuildOptions {
     pub db: PathBuf,
     /// The rule set.
     pub rules: Rules,
+    /// Which tables: the values, or the bounds (under [`store::bounds_dir`]).
+    pub tables: Tables,
     /// Build layers `0..=max_seeds`.
     pub max_seeds: u32,
     /// Worker threads (None: rayon's default, one per core).
@@ -37,10 +44,23 @@ pub struct BuildOptions {
     pub memory_limit: Option<u64>,
     /// How the files are written.
     pub write: WriteOptions,
-    /// Which pass builds the layers.
+    /// Which pass builds the layers of the values. The bounds have one pass, in memory:
+    /// [`PassChoice::Lean`] is refused for them.
     pub pass: PassChoice,
-    /// How the lean pass uses memory and checkpoints.
+    /// How the lean pass uses memory and checkpoints (the values only: no bounds layer is
+    /// built by the lean pass).
     pub lean: LeanOptions,
+}
+
+/// The kind of tables a build writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Tables {
+    /// The value of every position, with its distance (endless play shares the seeds).
+    #[default]
+    Values,
+    /// The pair of guaranteed bounds of every position, when endless play ends with each
+    /// side keeping its own row ([`crate::probe::BoundsDatabase`]).
+    Bounds,
 }
 
 /// Which pass builds a layer.
@@ -77,10 +97,12 @@ pub struct LayerReport {
     pub built: bool,
     /// Wall time spent on the layer (solving and writing, or checking).
     pub seconds: f64,
-    /// Bytes of its values file.
+    /// Bytes of its values file (of a bounds layer: of its two files).
     pub bytes: u64,
-    /// Its value histogram.
+    /// Its value histogram (of a bounds layer: the histogram of its low bounds).
     pub summary: LayerSummary,
+    /// Of a bounds layer, the positions whose low equals their high; `None` for values.
+    pub exact: Option<u64>,
 }
 
 impl BuildOptions {
@@ -90,6 +112,7 @@ impl BuildOptions {
         BuildOptions {
             db: db.into(),
             rules,
+            tables: Tables::Values,
             max_seeds,
             threads: None,
             memory_limit: None,
@@ -180,6 +203,9 @@ pub enum BuildError {
         /// The layer that was being built (nothing of it was written).
         seeds: u32,
     },
+    /// The lean pass asked for the bounds, which have one pass, in memory.
+    #[error("the bounds have one pass, in memory; the lean pass builds the values only")]
+    LeanBounds,
     /// The lock file could not be created or locked.
     #[error("cannot lock {}", path.display())]
     Lock {
@@ -322,12 +348,13 @@ pub(crate) fn physical_memory() -> Option<u64> {
 }
 
 /// Builds every missing layer `0..=max_seeds` in order: for each, the values file and the
-/// distances file (see [`TableKind`]). A layer whose values are on disk but whose
-/// distances file is missing or damaged is not complete ([`store::layer_state`]) and is
-/// built again. Layers already on disk are checked (header and block checksums) and read
-/// back, since the layers above them need their values. Scratch another kind of build left
-/// for a layer built here is removed. The rule set's folder is locked for the whole build,
-/// so two builds never write into each other.
+/// distances file (see [`TableKind`]), or with [`Tables::Bounds`] the low and high files
+/// of the bounds. A layer whose values are on disk but whose distances file is missing or
+/// damaged is not complete ([`store::layer_state`]) and is built again. Layers already on
+/// disk are checked (header and block checksums) and read back, since the layers above
+/// them need their values. Scratch another kind of build left for a layer built here is
+/// removed. The rule set's folder is locked for the whole build, so two builds never write
+/// into each other.
 ///
 /// # Errors
 ///
@@ -337,6 +364,9 @@ pub fn build(
     opts: &BuildOptions,
     observer: &dyn BuildObserver,
 ) -> Result<Vec<LayerReport>, BuildError> {
+    if opts.tables == Tables::Bounds {
+        return bounds::build(opts, observer);
+    }
     let limit = opts.memory_limit.or_else(physical_memory);
     let need = |n: u32| match pass_for(opts.pass, n, limit) {
         Pass::InMemory => memory_needed(n),
@@ -354,6 +384,9 @@ pub(crate) fn build_partitioned(
     observer: &dyn BuildObserver,
     ex: &dyn lean::Exchange,
 ) -> Result<Vec<LayerReport>, BuildError> {
+    if opts.tables == Tables::Bounds {
+        return Err(BuildError::LeanBounds);
+    }
     let opts = BuildOptions {
         pass: PassChoice::Lean,
         ..opts.clone()
@@ -534,118 +567,167 @@ fn build_in_pool(
     let complete = |m: u32| matches!(states[m as usize], LayerState::Complete);
     let missing = |m: u32| !complete(m);
     let in_memory = |m: u32| pass_for(opts.pass, m, limit) == Pass::InMemory;
-    let distances_write = WriteOptions {
-        zstd_level: opts.write.zstd_level.min(DISTANCES_ZSTD_LEVEL),
-        ..opts.write
-    };
     // Lower layers in memory, for the in-memory pass; empty for the others.
     let mut layers: Vec<Vec<i8>> = Vec::new();
     let mut reports = Vec::new();
     for n in 0..=opts.max_seeds {
-        let path = store::layer_path(&opts.db, opts.rules, n);
         let started = Instant::now();
         if observer.cancelled() {
             return Err(BuildError::Cancelled { seeds: n });
         }
         let report = if complete(n) {
-            let file = LayerFile::open(&path, opts.rules, n).map_err(existing_layer_error)?;
             // A layer is read into memory only if the in-memory pass will build a layer
-            // above it; reading it back checks every block's checksum on the way.
+            // above it.
             let needed = (n + 1..=opts.max_seeds).any(|m| missing(m) && in_memory(m));
-            if needed {
-                layers.push(file.read_all().map_err(existing_layer_error)?);
-            } else {
-                file.check_blocks().map_err(existing_layer_error)?;
-                layers.push(Vec::new());
-            }
-            LayerReport {
-                seeds: n,
-                positions: file.positions(),
-                built: false,
-                seconds: started.elapsed().as_secs_f64(),
-                bytes: file.bytes(),
-                summary: file.summary().clone(),
-            }
+            layer_on_disk(opts, n, needed, &mut layers)?
         } else {
             if let LayerState::Incomplete(why) = &states[n as usize] {
                 observer.layer_incomplete(n, why);
             }
-            let pass = pass_for(opts.pass, n, limit);
-            clear_foreign_scratch(opts, pass, n, ex.ranks())?;
-            check_disk(opts, pass, n)?;
-            if opts.pass == PassChoice::Auto {
-                observer.pass_chosen(n, pass, memory_needed(n), limit);
-            }
-            observer.layer_started(n, index::size(n));
-            let written = match pass {
-                Pass::InMemory => {
-                    let solved = solve::solve_layer(opts.rules, n, &layers, observer);
-                    // A cancelled pass returns garbage: it must never reach the disk.
-                    if observer.cancelled() {
-                        return Err(BuildError::Cancelled { seeds: n });
-                    }
-                    // Distances first: a values file on disk marks a finished layer, so
-                    // the layer is never taken as done without its distances.
-                    let summary = LayerSummary::from_values(n, &solved.values);
-                    store::write_table(
-                        &opts.db,
-                        opts.rules,
-                        TableKind::Distances,
-                        &solved.distances,
-                        summary,
-                        distances_write,
-                    )?;
-                    drop(solved.distances);
-                    let written =
-                        store::write_layer(&opts.db, opts.rules, n, &solved.values, opts.write)?;
-                    layers.push(solved.values);
-                    // A lean checkpoint of this layer (a build stopped with the other pass)
-                    // is of no use now that the layer is written. Leaving it costs only
-                    // disk, so a failure to remove it does not fail the build.
-                    let _ = std::fs::remove_dir_all(opts.lean.scratch_for(&opts.db, opts.rules, n));
-                    written
-                }
-                Pass::Lean => {
-                    // The lean pass reads the lower layers from their files: free them.
-                    layers.iter_mut().for_each(|l| *l = Vec::new());
-                    let written = lean::build_layer(
-                        &opts.db,
-                        opts.rules,
-                        n,
-                        &opts.lean,
-                        opts.write,
-                        distances_write.zstd_level,
-                        observer,
-                        ex,
-                    )
-                    .map_err(existing_layer_error)?;
-                    layers.push(Vec::new());
-                    match written {
-                        Some(w) => w,
-                        // Another rank wrote it; it is there (the pass waits for that).
-                        None => {
-                            let file = LayerFile::open(&path, opts.rules, n)
-                                .map_err(existing_layer_error)?;
-                            store::WrittenLayer {
-                                path: path.clone(),
-                                bytes: file.bytes(),
-                                summary: file.summary().clone(),
-                            }
-                        }
-                    }
-                }
-            };
-            LayerReport {
-                seeds: n,
-                positions: index::size(n),
-                built: true,
-                seconds: started.elapsed().as_secs_f64(),
-                bytes: written.bytes,
-                summary: written.summary,
-            }
+            build_layer(opts, n, limit, &mut layers, observer, ex)?
+        };
+        let report = LayerReport {
+            seconds: started.elapsed().as_secs_f64(),
+            ..report
         };
         observer.layer_done(&report);
         reports.push(report);
     }
     Ok(reports)
+}
+
+/// A complete layer on disk: checked, and read into `layers` if `needed` (reading it back
+/// checks every block's checksum on the way).
+fn layer_on_disk(
+    opts: &BuildOptions,
+    n: u32,
+    needed: bool,
+    layers: &mut Vec<Vec<i8>>,
+) -> Result<LayerReport, BuildError> {
+    let path = store::layer_path(&opts.db, opts.rules, n);
+    let file = LayerFile::open(&path, opts.rules, n).map_err(existing_layer_error)?;
+    if needed {
+        layers.push(file.read_all().map_err(existing_layer_error)?);
+    } else {
+        file.check_blocks().map_err(existing_layer_error)?;
+        layers.push(Vec::new());
+    }
+    Ok(LayerReport {
+        seeds: n,
+        positions: file.positions(),
+        built: false,
+        seconds: 0.0,
+        bytes: file.bytes(),
+        summary: file.summary().clone(),
+        exact: None,
+    })
+}
+
+/// The write options of the distances files.
+fn distances_write(opts: &BuildOptions) -> WriteOptions {
+    WriteOptions {
+        zstd_level: opts.write.zstd_level.min(DISTANCES_ZSTD_LEVEL),
+        ..opts.write
+    }
+}
+
+/// Builds layer `n` with the pass the options and the memory `limit` choose.
+fn build_layer(
+    opts: &BuildOptions,
+    n: u32,
+    limit: Option<u64>,
+    layers: &mut Vec<Vec<i8>>,
+    observer: &dyn BuildObserver,
+    ex: &dyn lean::Exchange,
+) -> Result<LayerReport, BuildError> {
+    let pass = pass_for(opts.pass, n, limit);
+    clear_foreign_scratch(opts, pass, n, ex.ranks())?;
+    check_disk(opts, pass, n)?;
+    if opts.pass == PassChoice::Auto {
+        observer.pass_chosen(n, pass, memory_needed(n), limit);
+    }
+    observer.layer_started(n, index::size(n));
+    let written = match pass {
+        Pass::InMemory => build_in_memory(opts, n, layers, observer)?,
+        Pass::Lean => build_lean(opts, n, layers, observer, ex)?,
+    };
+    Ok(LayerReport {
+        seeds: n,
+        positions: index::size(n),
+        built: true,
+        seconds: 0.0,
+        bytes: written.bytes,
+        summary: written.summary,
+        exact: None,
+    })
+}
+
+/// Layer `n` by the in-memory pass, from the lower layers in `layers` (it joins them).
+fn build_in_memory(
+    opts: &BuildOptions,
+    n: u32,
+    layers: &mut Vec<Vec<i8>>,
+    observer: &dyn BuildObserver,
+) -> Result<store::WrittenLayer, BuildError> {
+    let solved = solve::solve_layer(opts.rules, n, &*layers, observer);
+    // A cancelled pass returns garbage: it must never reach the disk.
+    if observer.cancelled() {
+        return Err(BuildError::Cancelled { seeds: n });
+    }
+    // Distances first: a values file on disk marks a finished layer, so the layer is never
+    // taken as done without its distances.
+    let summary = LayerSummary::from_values(n, &solved.values);
+    store::write_table(
+        &opts.db,
+        opts.rules,
+        TableKind::Distances,
+        &solved.distances,
+        summary,
+        distances_write(opts),
+    )?;
+    drop(solved.distances);
+    let written = store::write_layer(&opts.db, opts.rules, n, &solved.values, opts.write)?;
+    layers.push(solved.values);
+    // A lean checkpoint of this layer (a build stopped with the other pass) is of no use now
+    // that the layer is written. Leaving it costs only disk, so a failure to remove it does
+    // not fail the build.
+    let _ = std::fs::remove_dir_all(opts.lean.scratch_for(&opts.db, opts.rules, n));
+    Ok(written)
+}
+
+/// Layer `n` by the lean pass, which reads the lower layers from their files.
+fn build_lean(
+    opts: &BuildOptions,
+    n: u32,
+    layers: &mut Vec<Vec<i8>>,
+    observer: &dyn BuildObserver,
+    ex: &dyn lean::Exchange,
+) -> Result<store::WrittenLayer, BuildError> {
+    // The lean pass reads the lower layers from their files: free them.
+    layers.iter_mut().for_each(|l| *l = Vec::new());
+    let written = lean::build_layer(
+        &opts.db,
+        opts.rules,
+        n,
+        &opts.lean,
+        opts.write,
+        distances_write(opts).zstd_level,
+        observer,
+        ex,
+    )
+    .map_err(existing_layer_error)?;
+    layers.push(Vec::new());
+    Ok(match written {
+        Some(w) => w,
+        // Another rank wrote it; it is there (the pass waits for that).
+        None => {
+            let path = store::layer_path(&opts.db, opts.rules, n);
+            let file = LayerFile::open(&path, opts.rules, n).map_err(existing_layer_error)?;
+            store::WrittenLayer {
+                path,
+                bytes: file.bytes(),
+                summary: file.summary().clone(),
+            }
+        }
+    })
 }

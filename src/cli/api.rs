@@ -1,0 +1,315 @@
+//! The JSON API and the page of `awari serve`: what each request is answered, from the
+//! values of the three presets ([`Oracle`]).
+//!
+//! Routes (every answer is JSON except the page):
+//! * `GET /` — the page (HTML, CSS and JavaScript in one file, nothing fetched elsewhere);
+//!   `/?rules=R&board=B` opens it at that position.
+//! * `GET /api/position?rules=R&board=B` — the fields of `probe --json` plus `exact`,
+//!   `depth` (plies searched, 0 for a table lookup), `nodes` and `ms`.
+//! * `GET /api/game?game=TEXT` — replays a game in the move-list format ([`awari::game`]):
+//!   the record, the pits as the page shows them, captures, the end of the game if reached,
+//!   and the analysis of the current position.
+//! * `GET /api/move?game=TEXT&level=L` (or `rules=R&board=B&level=L`) — the computer's move
+//!   at a level (`fair`, `good`, `strong`, `expert`, `perfect` or 1..5); `seed=N` repeats
+//!   the random choices.
+//!
+//! Bad input gets HTTP 400 and `{"error": "<one line>"}`; a failure of the server (a
+//! damaged table) gets a 500 whose message names no local path, and the whole error goes to
+//! the server's stderr. `cycles=` anything but `share` (the bounds) is refused with a
+//! 400: the API serves the values only.
+
+use super::json::{analysis_json, outcome_json};
+use super::oracle::Oracle;
+use super::output::{error_line, shown, tell};
+use anyhow::Result;
+use awari::game::{Game, GameRecord, Side};
+use awari::search::{self, Level, Rng};
+use awari::{Board, Rules};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+const PAGE: &str = include_str!("oracle.html");
+
+/// A request refused for its input (HTTP 400), as opposed to a failure of the server.
+#[derive(Debug)]
+struct BadRequest(String);
+
+impl std::fmt::Display for BadRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for BadRequest {}
+
+fn bad(msg: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(BadRequest(msg.into()))
+}
+
+/// `%XX` and `+` decoded; invalid escapes are kept as written.
+fn url_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => {
+                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("");
+                match u8::from_str_radix(hex, 16) {
+                    Ok(b) => {
+                        out.push(b);
+                        i += 3;
+                        continue;
+                    }
+                    Err(_) => out.push(b'%'),
+                }
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn query(url: &str) -> (String, HashMap<String, String>) {
+    let (path, q) = url.split_once('?').unwrap_or((url, ""));
+    let params = q
+        .split('&')
+        .filter(|kv| !kv.is_empty())
+        .map(|kv| {
+            let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+            (url_decode(k), url_decode(v))
+        })
+        .collect();
+    (path.to_string(), params)
+}
+
+fn rules_param(params: &HashMap<String, String>) -> Result<Rules> {
+    match params.get("rules") {
+        None => Ok(Rules::AWARI),
+        Some(r) => r.parse::<Rules>().map_err(|e| bad(e.to_string())),
+    }
+}
+
+fn board_param(params: &HashMap<String, String>) -> Result<Board> {
+    let text = params
+        .get("board")
+        .ok_or_else(|| bad("missing parameter 'board' (12 pit counts)"))?;
+    text.parse::<Board>()
+        .map_err(|e| bad(format!("bad board '{}': {e}", shown(text.trim()))))
+}
+
+fn game_param(params: &HashMap<String, String>) -> Result<(GameRecord, Game)> {
+    let text = params
+        .get("game")
+        .ok_or_else(|| bad("missing parameter 'game' (a move list)"))?;
+    let record = GameRecord::parse(text, rules_param(params)?).map_err(|e| bad(e.to_string()))?;
+    let game = record.replay().map_err(|e| bad(e.to_string()))?;
+    Ok((record, game))
+}
+
+fn side_json(side: Side) -> &'static str {
+    side.name()
+}
+
+/// Everything the page shows about a game.
+fn game_json(oracle: &Oracle, record: &GameRecord, game: &Game) -> Result<Value> {
+    let rules = record.rules;
+    let position = if game.end.is_none() {
+        let a = oracle.analyse(rules, &game.board)?;
+        let mover = game.to_move.index();
+        let o = awari::probe::outcome(
+            a.value,
+            game.board.seeds(),
+            game.captured[mover],
+            game.captured[1 - mover],
+        );
+        let mut p = analysis_json(rules, &a);
+        p["outcome"] = outcome_json(&o);
+        p
+    } else {
+        Value::Null
+    };
+    let over = game.end.map(|end| {
+        json!({
+            "reason": format!("{:?}", end.reason).to_lowercase(),
+            "text": game.end_text(&end),
+            "score": end.score,
+            "winner": end.winner().map(side_json),
+        })
+    });
+    Ok(json!({
+        "record": {
+            "rules": rules.name(),
+            "start": record.start.to_string(),
+            "first": side_json(record.first),
+            "captured": record.captured,
+            "moves": record.moves,
+        },
+        "text": record.to_string(),
+        "rules": rules.name(),
+        "to_move": side_json(game.to_move),
+        "board": game.board.to_string(),
+        "pits": game.absolute(),
+        "captured": game.captured,
+        "plies": game.plies.iter().map(|p| json!({
+            "side": side_json(p.side),
+            "pit": p.pit,
+            "captured": p.captured,
+        })).collect::<Vec<_>>(),
+        "occurrences": game.occurrences(),
+        "over": over,
+        "position": position,
+    }))
+}
+
+fn seed_param(params: &HashMap<String, String>) -> Result<u64> {
+    match params.get("seed") {
+        Some(s) => s
+            .trim()
+            .parse()
+            .map_err(|_| bad(format!("bad seed '{}': expected a whole number", shown(s)))),
+        None => Ok(std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(1)),
+    }
+}
+
+/// The computer's move as JSON (`pit` 0..=5 of the side to move; `null` when over).
+fn move_json(
+    oracle: &Oracle,
+    rules: Rules,
+    board: &Board,
+    level: Level,
+    seed: u64,
+) -> Result<Value> {
+    let mut rng = Rng::new(seed);
+    let choice = search::choose_move(oracle.db(rules), board, level, oracle.think, &mut rng)?;
+    Ok(match choice {
+        None => json!({ "pit": null, "level": level.name() }),
+        Some(c) => json!({
+            "pit": c.play.pit,
+            "captured": c.play.captured,
+            "value": c.play.value,
+            "child": c.play.child.to_string(),
+            "random": c.random,
+            "level": level.name(),
+            "exact": c.analysis.exact,
+            "depth": c.analysis.depth,
+        }),
+    })
+}
+
+pub fn handle(oracle: &Oracle, url: &str) -> Result<Reply> {
+    let (path, params) = query(url);
+    if path.starts_with("/api/") {
+        // The API answers from the values; a request for the bounds must not get a value
+        // in their place.
+        match params.get("cycles").map(String::as_str) {
+            None | Some("share") => {}
+            Some(other) => {
+                return Err(bad(format!(
+                    "cycles={} is not served by the API, which answers from the values (cycles=share); the bounds are in: awari probe --cycles bounds",
+                    shown(other)
+                )))
+            }
+        }
+    }
+    let body = match path.as_str() {
+        "/" | "/index.html" => return Ok((200, "text/html; charset=utf-8", PAGE.to_string())),
+        "/api/position" => {
+            let rules = rules_param(&params)?;
+            let board = board_param(&params)?;
+            analysis_json(rules, &oracle.analyse(rules, &board)?)
+        }
+        "/api/game" => {
+            let (record, game) = game_param(&params)?;
+            game_json(oracle, &record, &game)?
+        }
+        "/api/move" => {
+            let level: Level = params
+                .get("level")
+                .map(|l| {
+                    l.parse()
+                        .map_err(|e: search::LevelError| bad(e.to_string()))
+                })
+                .transpose()?
+                .unwrap_or(Level::Perfect);
+            let seed = seed_param(&params)?;
+            let (rules, board) = if params.contains_key("game") {
+                let (record, game) = game_param(&params)?;
+                if let Some(end) = game.end {
+                    return Err(bad(format!("the game is over: {}", game.end_text(&end))));
+                }
+                (record.rules, game.board)
+            } else {
+                (rules_param(&params)?, board_param(&params)?)
+            };
+            move_json(oracle, rules, &board, level, seed)?
+        }
+        _ => {
+            return Ok((
+                404,
+                "application/json",
+                json!({ "error": format!("no such page: {}", shown(&path)) }).to_string(),
+            ))
+        }
+    };
+    Ok((200, "application/json", body.to_string()))
+}
+
+/// A response: status, content type, body.
+pub type Reply = (u16, &'static str, String);
+
+/// Runs a handler, turning its error into a 400 (bad input) or 500 (anything else) and a
+/// panic into a 500: a connection thread never dies of a request.
+pub fn guarded(handler: impl FnOnce() -> Result<Reply>) -> Reply {
+    match catch_unwind(AssertUnwindSafe(handler)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) if e.downcast_ref::<BadRequest>().is_some() => {
+            let msg = error_line(&e);
+            (400, "application/json", json!({ "error": msg }).to_string())
+        }
+        Ok(Err(e)) => {
+            // The cause names files of the server's machine: it goes to the server's log,
+            // and the client learns only that the server failed.
+            tell!("awari serve: error: {}", error_line(&e));
+            (
+                500,
+                "application/json",
+                json!({ "error": "the server could not answer: a table file is damaged or unreadable (the server's log says which)" }).to_string(),
+            )
+        }
+        Err(_) => (
+            500,
+            "application/json",
+            json!({ "error": "internal error while answering this request" }).to_string(),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panicking_handler_answers_500_and_returns() {
+        let (status, kind, body) = guarded(|| panic!("a bug in a handler"));
+        assert_eq!((status, kind), (500, "application/json"));
+        assert!(body.contains("internal error"), "{body}");
+    }
+
+    #[test]
+    fn bad_input_is_400_and_other_errors_500_each_one_line() {
+        let (status, _, body) = guarded(|| Err(bad("bad board 'x'\nforged")));
+        assert_eq!(status, 400);
+        let v: Value = serde_json::from_str(&body).unwrap();
+        assert!(!v["error"].as_str().unwrap().contains('\n'), "{body}");
+        let (status, _, _) = guarded(|| Err(anyhow::anyhow!("a file could not be read")));
+        assert_eq!(status, 500);
+        let ok = guarded(|| Ok((200, "text/plain", "fine".to_string())));
+        assert_eq!(ok, (200, "text/plain", "fine".to_string()));
+    }
+}

@@ -1,0 +1,307 @@
+//! The command line's arguments, as clap parses them: every value that names something
+//! (rules, cycle rule, level, side, layers) arrives parsed, so a command never parses text
+//! but its boards.
+
+use super::layers::LayerRange;
+use awari::game::Side;
+use awari::search::Level;
+use awari::Rules;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// Exact endgame databases for Awari / Oware.
+///
+/// Boards are 12 pit counts seen from the side to move: its six pits first (pits 1..6, in
+/// sowing order, from its left), then the opponent's six (again in sowing order), separated
+/// by spaces, commas, '/' or '|'. Values are the seed difference the side to move achieves
+/// from now on with perfect play (endless play shares the seeds left equally).
+#[derive(Parser, Debug)]
+#[command(name = "awari", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// How endless play is scored, which decides the tables that answer.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cycles {
+    /// The seeds left are shared equally: one exact value per position (the values).
+    Share,
+    /// Each side keeps its own row: the result depends on the history, so the tables hold
+    /// the bounds each side can guarantee, low and high, under DB/own-row/.
+    #[value(alias = "own-row")]
+    Bounds,
+}
+
+/// Where the tables are and which rule set.
+#[derive(Args, Debug, Clone)]
+pub struct DbArgs {
+    /// Database folder (one subfolder per rules preset).
+    #[arg(long, default_value = "data/db")]
+    pub db: PathBuf,
+    /// Rules preset: awari (grand slam forbidden unless forced), abapa (grand slam captures
+    /// nothing), grand-slam-captures.
+    #[arg(long, default_value = "awari")]
+    pub rules: Rules,
+}
+
+/// The tables a command reads or builds: the database, and which kind of table.
+#[derive(Args, Debug, Clone)]
+pub struct TableArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+    /// How endless play is scored: share (the seeds left are shared equally: the values)
+    /// or bounds (each side keeps its own row: the tables of guaranteed bounds, low and
+    /// high, under DB/own-row/).
+    #[arg(long, value_enum, default_value = "share")]
+    pub cycles: Cycles,
+}
+
+/// What `build` builds and how it writes, for either kind of table.
+#[derive(Args, Debug, Clone)]
+pub struct BuildArgs {
+    /// Build layers 0..=N (N seeds on the board).
+    #[arg(long, default_value_t = 12)]
+    pub max_seeds: u32,
+    /// Worker threads (default: one per core).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=awari::build::MAX_THREADS as i64))]
+    pub threads: Option<u16>,
+    /// Refuse to start if the largest layer would need more memory than this (GiB).
+    /// Default: the machine's physical memory.
+    #[arg(long, allow_hyphen_values = true)]
+    pub memory_limit: Option<f64>,
+    /// Positions per compressed block.
+    #[arg(long, default_value_t = awari::store::DEFAULT_BLOCK)]
+    pub block_size: u32,
+    /// zstd compression level of the blocks (1..=22).
+    #[arg(long, default_value_t = 9, value_parser = clap::value_parser!(i32).range(1..=22))]
+    pub zstd_level: i32,
+    /// No progress bars.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// `--checkpoint-minutes` when it is not given.
+const DEFAULT_CHECKPOINT_MINUTES: f64 = 5.0;
+
+/// Which pass builds the values, and the lean pass's settings: for the values only (the
+/// bounds have one pass, in memory, and refuse these rather than ignore them).
+#[derive(Args, Debug, Clone)]
+pub struct LeanArgs {
+    /// Build every layer with the lean pass: half a byte a position in memory, the lower
+    /// layers read from their files, checkpoints on disk. Default: the in-memory pass
+    /// while a layer fits under --memory-limit, the lean pass above it. Values only.
+    #[arg(long, conflicts_with = "in_memory")]
+    pub lean: bool,
+    /// Build every layer with the in-memory pass. Values only.
+    #[arg(long)]
+    pub in_memory: bool,
+    /// The lean pass's buffer for frontiers and lookups, in MiB (default: 0.12 bytes a
+    /// position, at least 16); it spills to disk when full. Values only.
+    #[arg(long)]
+    pub lean_buffer_mib: Option<f64>,
+    /// Minutes between the lean pass's checkpoints within a threshold (it always saves
+    /// one after the exits pass and after every threshold); 0 saves after every round.
+    /// Values only.
+    #[arg(long, default_value_t = DEFAULT_CHECKPOINT_MINUTES)]
+    pub checkpoint_minutes: f64,
+    /// One rank of an MPI job: run as `mpirun -np P awari build --mpi …`; the ranks share
+    /// every layer (the lean pass) and rank 0 writes the files. Needs a build with
+    /// `--features mpi`. Values only.
+    #[arg(long, conflicts_with = "in_memory")]
+    pub mpi: bool,
+    /// Where the lean pass keeps its scratch files (default: under the database folder);
+    /// with --mpi on a cluster, a disk local to each node. Values only.
+    #[arg(long)]
+    pub scratch: Option<std::path::PathBuf>,
+}
+
+impl LeanArgs {
+    /// The first of these options that was given, for the bounds' build to refuse.
+    /// (`--checkpoint-minutes` counts when it differs from its default.)
+    pub fn first_given(&self) -> Option<&'static str> {
+        [
+            (self.lean, "--lean"),
+            (self.in_memory, "--in-memory"),
+            (self.mpi, "--mpi"),
+            (self.lean_buffer_mib.is_some(), "--lean-buffer-mib"),
+            (self.scratch.is_some(), "--scratch"),
+            (
+                self.checkpoint_minutes != DEFAULT_CHECKPOINT_MINUTES,
+                "--checkpoint-minutes",
+            ),
+        ]
+        .into_iter()
+        .find(|&(given, _)| given)
+        .map(|(_, flag)| flag)
+    }
+}
+
+/// `--computer`: a side, or nobody (two people at one keyboard).
+#[derive(Clone, Copy, Debug)]
+pub struct Computer(pub Option<Side>);
+
+/// Parses `--computer`: a side as [`Side`] reads it, or `none` (also `nobody`); the error
+/// offers only what the flag accepts.
+fn parse_computer(text: &str) -> Result<Computer, String> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "none" | "nobody" => Ok(Computer(None)),
+        _ => text
+            .parse::<Side>()
+            .map(|side| Computer(Some(side)))
+            .map_err(|_| "expected south, north or none".to_string()),
+    }
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Build every missing layer up to --max-seeds (resumes an interrupted build), of the
+    /// values or, with --cycles bounds, of the bounds.
+    Build {
+        #[command(flatten)]
+        tables: TableArgs,
+        #[command(flatten)]
+        build: BuildArgs,
+        #[command(flatten)]
+        lean: LeanArgs,
+    },
+    /// Value, verdict and every legal move with its value (with --cycles bounds: low, high
+    /// and every move's pair). Pits are named 1..6 from the mover's left, in sowing order.
+    Probe {
+        #[command(flatten)]
+        tables: TableArgs,
+        /// The board (omit with --batch).
+        #[arg(allow_hyphen_values = true)]
+        board: Option<String>,
+        /// Seeds already captured by the side to move and by the opponent, e.g. 20,12:
+        /// turns the value into the game's outcome. Values only.
+        #[arg(long, value_name = "MOVER,OPPONENT")]
+        captured: Option<String>,
+        /// One JSON object (one per line with --batch).
+        #[arg(long)]
+        json: bool,
+        /// Read one board per line from stdin; print one line per board: the value, then
+        /// the best pits ("3 best 1,4"; "-5 game-over" when the game is over; with
+        /// --cycles bounds, low and high first: "-1 2 best 3"). A bad line (or one over
+        /// 1 KiB) prints "error: line N: ..." (with --json, {"line": N, "error": "..."})
+        /// and the run goes on; the exit code is then non-zero. A blank line gets a blank
+        /// line, so output lines stay aligned with input lines.
+        #[arg(long, conflicts_with = "board")]
+        batch: bool,
+    },
+    /// The principal variation from a board: best moves until the game ends or a position
+    /// repeats. Among equal moves the winner takes the fastest way to its capture and the
+    /// loser the slowest (by the stored distances), then the lowest pit (of the bounds:
+    /// the largest low, then the largest high, then the lowest pit).
+    Pv {
+        #[command(flatten)]
+        tables: TableArgs,
+        #[arg(allow_hyphen_values = true)]
+        board: String,
+        /// Stop after this many moves.
+        #[arg(long, default_value_t = 200)]
+        max_plies: usize,
+    },
+    /// Per layer: positions, wins / draws / losses for the side to move, bytes on disk
+    /// (of the bounds: positions, exact positions, bytes).
+    Stats {
+        #[command(flatten)]
+        tables: TableArgs,
+        /// Layers to report, e.g. 0..24 (inclusive) or 12; default: every layer present.
+        #[arg(long)]
+        layers: Option<LayerRange>,
+        /// Also the number of positions at every value. Values only.
+        #[arg(long)]
+        histogram: bool,
+        /// One JSON document (an array, one object per layer).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check every block's checksum, then that every stored value equals the best over its
+    /// legal moves, computed from the stored values (of the bounds: the same of each bound,
+    /// and low ≤ high).
+    Verify {
+        #[command(flatten)]
+        tables: TableArgs,
+        /// Layers to check, e.g. 0..24 (inclusive); default: every layer present.
+        #[arg(long)]
+        layers: Option<LayerRange>,
+        /// Check N positions of each layer, spread evenly over it, through the block
+        /// cache, instead of every position with every layer in memory: for layers too
+        /// large to hold. Values only.
+        #[arg(long)]
+        sample: Option<u64>,
+    },
+    /// Value and best first moves of the standard opening with K seeds in every pit.
+    Start {
+        #[command(flatten)]
+        tables: TableArgs,
+        #[arg(long, default_value_t = 1)]
+        seeds_per_pit: u8,
+    },
+    /// The legal moves of a board, what each captures and the board it leaves (no database).
+    Moves {
+        #[arg(long, default_value = "awari")]
+        rules: Rules,
+        #[arg(allow_hyphen_values = true)]
+        board: String,
+    },
+    /// The Awari Oracle in a local web page: play against the computer at five levels, see
+    /// the value of every move, edit positions. Also a JSON API (see the README). It
+    /// answers from the values.
+    Serve {
+        /// Database folder (one subfolder per rules preset).
+        #[arg(long, default_value = "data/db")]
+        db: PathBuf,
+        /// Port to listen on (0: any free port, printed at start).
+        #[arg(long, default_value_t = 8080)]
+        port: u16,
+        /// Address to listen on.
+        #[arg(long, default_value = "127.0.0.1")]
+        bind: String,
+        /// Time the search may take for a position above the built layers (milliseconds).
+        #[arg(long, default_value_t = 2000)]
+        think_ms: u64,
+    },
+    /// Play against the computer in the terminal: type a pit 1..6 (from your left) and Enter;
+    /// u undoes, h shows every move's value, q quits. Prints the game's move list at the end.
+    /// It plays from the values.
+    Play {
+        #[command(flatten)]
+        db: DbArgs,
+        /// fair (often random), good, strong, expert or perfect (or 1..5).
+        #[arg(long, default_value = "strong")]
+        level: Level,
+        /// The side the computer plays: north (the top row), south or none.
+        #[arg(long, default_value = "north", value_parser = parse_computer)]
+        computer: Computer,
+        /// Start position, from the first mover's side (default: 4 seeds in every pit).
+        #[arg(long, allow_hyphen_values = true)]
+        start: Option<String>,
+        /// Who moves first: south (the bottom row, you by default) or north.
+        #[arg(long, default_value = "south")]
+        first: Side,
+        /// The computer's think time above the built layers (milliseconds).
+        #[arg(long, default_value_t = 2000)]
+        think_ms: u64,
+        /// Seed of the random choices (default: the clock).
+        #[arg(long)]
+        seed: Option<u64>,
+    },
+    /// Judge every move of a game: the value before it, the value of the move played, the
+    /// best moves and the seeds it gave away. Reads the move-list format of the web page and
+    /// of `awari play` (see the README) from FILE, or stdin when FILE is - or missing. It
+    /// judges by the values.
+    Analyze {
+        #[command(flatten)]
+        db: DbArgs,
+        /// The game's move list.
+        file: Option<PathBuf>,
+        /// Search time per position above the built layers (milliseconds).
+        #[arg(long, default_value_t = 1000)]
+        think_ms: u64,
+        /// One JSON document.
+        #[arg(long)]
+        json: bool,
+    },
+}

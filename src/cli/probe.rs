@@ -1,0 +1,364 @@
+//! `awari probe`: one board, or a batch from stdin, of the values or of the bounds.
+
+use super::args::{Cycles, TableArgs};
+use super::batch::{self, Answer, Line};
+use super::json::{bounds_json, outcome_json, position_json};
+use super::output::{self, captures_column, say, shown};
+use super::text::{parse_board, pit_name, pit_names};
+use anyhow::{anyhow, bail, Result};
+use awari::probe::Verdict;
+use awari::{Board, BoundsDatabase, Database, MoveValue, Rules, Turn};
+use serde_json::Value;
+
+/// What `probe` was asked.
+pub struct ProbeRequest {
+    pub board: Option<String>,
+    pub captured: Option<String>,
+    pub json: bool,
+    pub batch: bool,
+}
+
+/// Runs `probe`.
+pub fn run(tables: &TableArgs, request: ProbeRequest) -> Result<bool> {
+    match tables.cycles {
+        Cycles::Share => values(tables, request),
+        Cycles::Bounds => bounds(tables, request),
+    }
+}
+
+/// The board of a single probe.
+fn the_board(text: Option<String>) -> Result<Board> {
+    let text =
+        text.ok_or_else(|| anyhow!("give a board to probe, or --batch to read boards from stdin"))?;
+    parse_board(&text)
+}
+
+/// The words of a value for the side to move.
+pub fn verdict_words(v: i8) -> &'static str {
+    match Verdict::of_difference(v.into()) {
+        Verdict::Win => "the side to move wins",
+        Verdict::Draw => "draw",
+        Verdict::Loss => "the side to move loses",
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The values.
+
+fn parse_captured(text: &str) -> Result<(u32, u32)> {
+    let bad = || {
+        anyhow!(
+            "bad --captured '{}': expected two seed counts like 20,12, at most {} in all",
+            shown(text),
+            awari::MAX_SEEDS
+        )
+    };
+    let (a, b) = text.split_once(',').ok_or_else(bad)?;
+    let a: u32 = a.trim().parse().map_err(|_| bad())?;
+    let b: u32 = b.trim().parse().map_err(|_| bad())?;
+    // Checked here, before any sum can overflow; the board's seeds are checked later.
+    if u64::from(a) + u64::from(b) > u64::from(awari::MAX_SEEDS) {
+        return Err(bad());
+    }
+    Ok((a, b))
+}
+
+fn check_captured(board: &Board, captured: Option<(u32, u32)>) -> Result<()> {
+    if let Some((a, b)) = captured {
+        if u64::from(board.seeds()) + u64::from(a) + u64::from(b) > u64::from(awari::MAX_SEEDS) {
+            bail!(
+                "--captured {a},{b} with {} seeds on the board makes more than {} seeds",
+                board.seeds(),
+                awari::MAX_SEEDS
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Everything `probe` says about one board.
+pub struct ProbeAnswer {
+    pub board: Board,
+    pub value: i8,
+    pub game_over: bool,
+    pub moves: Vec<MoveValue>,
+    pub best: Vec<u8>,
+}
+
+/// The answer for `board`, probed move by move.
+pub fn answer(db: &Database, board: Board) -> Result<ProbeAnswer> {
+    let value = db.value(&board)?;
+    let moves = db.moves_with_values(&board)?;
+    Ok(assemble(board, value, &moves, db.rules()))
+}
+
+fn assemble(board: Board, value: i8, moves: &[MoveValue], rules: Rules) -> ProbeAnswer {
+    let best_value = moves.iter().map(|m| m.value).max();
+    let best = moves
+        .iter()
+        .filter(|m| Some(m.value) == best_value)
+        .map(|m| m.pit)
+        .collect();
+    ProbeAnswer {
+        board,
+        value,
+        game_over: matches!(rules.turn(&board), Turn::GameOver { .. }),
+        moves: moves.to_vec(),
+        best,
+    }
+}
+
+fn answer_json(db: &Database, a: &ProbeAnswer, captured: Option<(u32, u32)>) -> Value {
+    let mut obj = position_json(
+        db.rules(),
+        &a.board,
+        a.value,
+        a.game_over,
+        &a.moves,
+        &a.best,
+    );
+    if let Some((mine, theirs)) = captured {
+        let o = awari::probe::outcome(a.value, a.board.seeds(), mine, theirs);
+        obj["outcome"] = outcome_json(&o);
+    }
+    obj
+}
+
+fn values(tables: &TableArgs, request: ProbeRequest) -> Result<bool> {
+    let db = Database::open(&tables.db.db, tables.db.rules)?;
+    let captured = request
+        .captured
+        .as_deref()
+        .map(parse_captured)
+        .transpose()?;
+    let json_out = request.json;
+    if request.batch {
+        return batch::run(json_out, |lines| {
+            answer_lines(&db, lines, captured)
+                .into_iter()
+                .map(|a| a.map(|a| values_line(&db, &a, captured, json_out)))
+                .collect()
+        });
+    }
+    let board = the_board(request.board)?;
+    check_captured(&board, captured)?;
+    let a = answer(&db, board)?;
+    if json_out {
+        say!("{}", answer_json(&db, &a, captured));
+        return Ok(true);
+    }
+    say!(
+        "board  {}   ({} seeds, rules {})",
+        a.board,
+        a.board.seeds(),
+        db.rules()
+    );
+    say!("{}", a.board.picture());
+    say!("value  {:+}   ({})", a.value, verdict_words(a.value));
+    if a.game_over {
+        say!("the game is over: the side to move cannot play");
+    }
+    for m in &a.moves {
+        say!(
+            "  pit {}  {}  value {:+3}   -> {}  (opponent to move)",
+            pit_name(m.pit),
+            captures_column(m.captured),
+            m.value,
+            m.child
+        );
+    }
+    if !a.best.is_empty() {
+        say!("best   pit {}", pit_names(a.best.iter().copied(), ", pit "));
+    }
+    if let Some((mine, theirs)) = captured {
+        let o = awari::probe::outcome(a.value, a.board.seeds(), mine, theirs);
+        say!(
+            "outcome {} for the side to move, final score {} - {}",
+            o.verdict.as_str(),
+            o.mover_score,
+            o.opponent_score
+        );
+    }
+    Ok(true)
+}
+
+/// A batch's line for an answer: the value and the best pits, or the JSON object.
+fn values_line(
+    db: &Database,
+    a: &ProbeAnswer,
+    captured: Option<(u32, u32)>,
+    json_out: bool,
+) -> String {
+    if json_out {
+        return answer_json(db, a, captured).to_string();
+    }
+    let best = if a.best.is_empty() {
+        "game-over".to_string()
+    } else {
+        format!("best {}", pit_names(a.best.iter().copied(), ","))
+    };
+    format!("{} {}", a.value, best)
+}
+
+/// Answers a batch of lines: every board and every child of its moves is looked up in one
+/// grouped pass ([`Database::values_many`]). Lines that fail on their own (bad text, a layer
+/// not built) get their own error; a damaged file fails every line that needs it.
+fn answer_lines(
+    db: &Database,
+    lines: &[Line],
+    captured: Option<(u32, u32)>,
+) -> Vec<std::result::Result<ProbeAnswer, String>> {
+    let rules = db.rules();
+    let mut results: Vec<Option<std::result::Result<ProbeAnswer, String>>> =
+        Vec::with_capacity(lines.len());
+    let mut wanted: Vec<Board> = Vec::new();
+    // For each line answered in the grouped pass: its board, its moves, where its values start.
+    let mut pending: Vec<(usize, Board, awari::MoveList, usize)> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let line = match line.board_text() {
+            Err(why) => {
+                results.push(Some(Err(why)));
+                continue;
+            }
+            Ok(None) => {
+                results.push(Some(Err("blank line".into())));
+                continue;
+            }
+            Ok(Some(t)) => t,
+        };
+        let board = match parse_board(line).and_then(|b| check_captured(&b, captured).map(|_| b)) {
+            Ok(b) => b,
+            Err(e) => {
+                results.push(Some(Err(output::error_line(&e))));
+                continue;
+            }
+        };
+        let moves = rules.legal_moves(&board);
+        let needs_missing =
+            !db.has_layer(board.seeds()) || moves.iter().any(|m| !db.has_layer(m.child.seeds()));
+        if needs_missing {
+            // The single-board path names the missing layer and the command that builds it.
+            results.push(Some(answer(db, board).map_err(|e| output::error_line(&e))));
+            continue;
+        }
+        pending.push((i, board, moves, wanted.len()));
+        wanted.push(board);
+        wanted.extend(moves.iter().map(|m| m.child));
+        results.push(None);
+    }
+    match db.values_many(&wanted) {
+        Ok(values) => {
+            for (i, board, moves, at) in pending {
+                let mv: Vec<MoveValue> = moves
+                    .iter()
+                    .enumerate()
+                    .map(|(k, m)| MoveValue {
+                        pit: m.pit,
+                        captured: m.captured,
+                        child: m.child,
+                        value: m.captured as i8 - values[at + 1 + k],
+                    })
+                    .collect();
+                results[i] = Some(Ok(assemble(board, values[at], &mv, rules)));
+            }
+        }
+        Err(e) => {
+            let msg = e.to_string();
+            for (i, ..) in pending {
+                results[i] = Some(Err(msg.clone()));
+            }
+        }
+    }
+    results
+        .into_iter()
+        .map(|r| r.expect("every line answered"))
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------
+// The bounds.
+
+fn bounds(tables: &TableArgs, request: ProbeRequest) -> Result<bool> {
+    if request.captured.is_some() {
+        bail!("--captured is for the values, not available with --cycles bounds (a range, not a value)");
+    }
+    let db = BoundsDatabase::open(&tables.db.db, tables.db.rules)?;
+    if request.batch {
+        let json_out = request.json;
+        return batch::run(json_out, |lines| {
+            lines
+                .iter()
+                .map(|line| bounds_line(&db, line, json_out))
+                .collect()
+        });
+    }
+    let board = the_board(request.board)?;
+    if request.json {
+        say!("{}", bounds_json(&db, &board)?);
+        return Ok(true);
+    }
+    bounds_text(&db, &board)
+}
+
+/// A batch's line of the bounds: "low high best p,q" (or "low high game-over"), or JSON.
+fn bounds_line(db: &BoundsDatabase, line: &Line, json_out: bool) -> Answer {
+    let Some(text) = line.board_text()? else {
+        return Ok(String::new());
+    };
+    let answer = parse_board(text).and_then(|board| {
+        if json_out {
+            return Ok(bounds_json(db, &board)?.to_string());
+        }
+        let b = db.bounds(&board)?;
+        let best = db.best_moves(&board)?;
+        Ok(if best.is_empty() {
+            format!("{} {} game-over", b.low, b.high)
+        } else {
+            let pits = pit_names(best.iter().map(|m| m.pit), ",");
+            format!("{} {} best {pits}", b.low, b.high)
+        })
+    });
+    answer.map_err(|e| output::error_line(&e))
+}
+
+fn bounds_text(db: &BoundsDatabase, board: &Board) -> Result<bool> {
+    let b = db.bounds(board)?;
+    say!(
+        "board  {}   ({} seeds, rules {}, own-row cycles)",
+        board,
+        board.seeds(),
+        db.rules()
+    );
+    say!("{}", board.picture());
+    say!(
+        "low {:+}  high {:+}   ({})",
+        b.low,
+        b.high,
+        if b.exact() {
+            "exact: the same whatever the history"
+        } else {
+            "a range: the result depends on which position repeats"
+        }
+    );
+    if let Turn::GameOver { .. } = db.rules().turn(board) {
+        say!("the game is over: the side to move cannot play");
+    }
+    for m in db.moves_with_bounds(board)? {
+        say!(
+            "  pit {}  {}  low {:+3} high {:+3}   -> {}  (opponent to move)",
+            m.pit + 1,
+            captures_column(m.captured),
+            m.low,
+            m.high,
+            m.child
+        );
+    }
+    let best = db.best_moves(board)?;
+    if !best.is_empty() {
+        say!(
+            "best   pit {}",
+            pit_names(best.iter().map(|m| m.pit), ", pit ")
+        );
+    }
+    Ok(true)
+}

@@ -1,0 +1,46 @@
+//! Boards and pits as the command line reads and writes them, and the checks of numbers
+//! that several commands take.
+
+use super::output::shown;
+use anyhow::{anyhow, bail, Result};
+use awari::Board;
+
+/// A board as the user typed it; the error quotes it.
+pub fn parse_board(text: &str) -> Result<Board> {
+    text.parse::<Board>()
+        .map_err(|e| anyhow!("bad board '{}': {e}", shown(text.trim())))
+}
+
+/// A pit as players name it: 1..6 from the mover's left.
+pub fn pit_name(pit: u8) -> String {
+    (pit + 1).to_string()
+}
+
+/// Pits as players name them, joined by `sep`.
+pub fn pit_names(pits: impl IntoIterator<Item = u8>, sep: &str) -> String {
+    pits.into_iter().map(pit_name).collect::<Vec<_>>().join(sep)
+}
+
+/// `--think-ms`, which a search divides: at least 1.
+pub fn check_think(think_ms: u64) -> Result<std::time::Duration> {
+    if think_ms == 0 {
+        bail!("--think-ms must be at least 1");
+    }
+    Ok(std::time::Duration::from_millis(think_ms))
+}
+
+/// The seeds of the opening with `per_pit` seeds in every pit, if this program can build
+/// its layer (so that the build a message suggests is one `build` accepts).
+pub fn opening_seeds(per_pit: u8) -> Result<u32> {
+    if per_pit == 0 || per_pit > 4 {
+        bail!("--seeds-per-pit must be 1..=4 (the standard game has 4)");
+    }
+    let seeds = 12 * u32::from(per_pit);
+    if seeds > awari::solve::MAX_SOLVABLE_SEEDS {
+        bail!(
+            "the opening with {per_pit} seeds per pit has {seeds} seeds on the board, more than this program builds (at most {} seeds)",
+            awari::solve::MAX_SOLVABLE_SEEDS
+        );
+    }
+    Ok(seeds)
+}
