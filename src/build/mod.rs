@@ -2,19 +2,23 @@
 //! for either kind of table ([`Tables`]): the values (with their distances) or the bounds.
 
 mod bounds;
+mod prepare;
 
 pub use bounds::bounds_memory_needed;
+pub use prepare::{lock_path, peak_rss};
+pub(crate) use prepare::{physical_memory, prepare};
 
-use crate::board::MAX_SEEDS;
+use prepare::check_disk;
+#[cfg(feature = "mpi")]
+use prepare::prepare_pool;
+
 use crate::index;
 use crate::rules::Rules;
 use crate::solve::lean::{self, LeanObserver, LeanOptions};
-use crate::solve::{self, MAX_SOLVABLE_SEEDS, WORK_BYTES_PER_POSITION};
+use crate::solve::{self, WORK_BYTES_PER_POSITION};
 use crate::store::{
     self, Incomplete, LayerFile, LayerState, LayerSummary, StoreError, TableKind, WriteOptions,
 };
-use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -279,74 +283,6 @@ pub fn pass_for(choice: PassChoice, n: u32, limit: Option<u64>) -> Pass {
     }
 }
 
-/// Free bytes on the file system holding `dir`, if the OS says.
-pub(crate) fn free_disk(dir: &Path) -> Option<u64> {
-    use std::os::unix::ffi::OsStrExt;
-    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
-    let mut stat = std::mem::MaybeUninit::<libc::statvfs>::uninit();
-    // SAFETY: `path` is a valid NUL-terminated string and `stat` is large enough; statvfs
-    // writes the whole struct when it returns 0, and only then is it read.
-    let stat = unsafe {
-        if libc::statvfs(path.as_ptr(), stat.as_mut_ptr()) != 0 {
-            return None;
-        }
-        stat.assume_init()
-    };
-    Some(stat.f_bavail as u64 * stat.f_frsize as u64)
-}
-
-/// Free disk space a layer needs, by folder: the tables (at most a byte a position for
-/// both, by the sizes measured up to layer 24) in the database folder, and the lean pass's
-/// scratch files where they go (with the tables when that is the database folder).
-fn disk_needed(opts: &BuildOptions, pass: Pass, n: u32) -> Vec<(PathBuf, u64)> {
-    let tables = index::size(n) + (1 << 20);
-    let db = store::rules_dir(&opts.db, opts.rules);
-    match (pass, &opts.lean.scratch) {
-        (Pass::InMemory, _) => vec![(db, tables)],
-        (Pass::Lean, None) => vec![(db, lean::plan(n, &opts.lean).disk_bytes)],
-        (Pass::Lean, Some(root)) => {
-            let scratch = lean::plan(n, &opts.lean).disk_bytes.saturating_sub(tables);
-            vec![(db, tables), (root.clone(), scratch)]
-        }
-    }
-}
-
-fn check_disk(opts: &BuildOptions, pass: Pass, n: u32) -> Result<(), BuildError> {
-    for (dir, need) in disk_needed(opts, pass, n) {
-        let _ = std::fs::create_dir_all(&dir);
-        if let Some(free) = free_disk(&dir) {
-            if free < need {
-                const GIB: f64 = (1u64 << 30) as f64;
-                return Err(BuildError::DiskFull {
-                    seeds: n,
-                    dir,
-                    need_gib: need as f64 / GIB,
-                    free_gib: free as f64 / GIB,
-                });
-            }
-        }
-    }
-    Ok(())
-}
-
-/// A "Key: N kB" line of a /proc file, in bytes.
-fn proc_kib(file: &str, key: &str) -> Option<u64> {
-    let text = std::fs::read_to_string(file).ok()?;
-    let line = text.lines().find(|l| l.starts_with(key))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
-
-/// The peak resident memory of this process so far (bytes), if the OS says.
-pub fn peak_rss() -> Option<u64> {
-    proc_kib("/proc/self/status", "VmHWM:")
-}
-
-/// The physical memory of this machine, if the OS says.
-pub(crate) fn physical_memory() -> Option<u64> {
-    proc_kib("/proc/meminfo", "MemTotal:")
-}
-
 /// Builds every missing layer `0..=max_seeds` in order: for each, the values file and the
 /// distances file (see [`TableKind`]), or with [`Tables::Bounds`] the low and high files
 /// of the bounds. A layer whose values are on disk but whose distances file is missing or
@@ -406,101 +342,6 @@ pub(crate) fn build_partitioned(
     // refused has returned above; its caller aborts the job.)
     ex.sum(0);
     pool.install(|| build_in_pool(&opts, observer, ex))
-}
-
-/// What every kind of build checks before any work, so that it is refused in seconds rather
-/// than fail (or swap) hours in: the layer range, the memory its largest layer needs
-/// (`need`, bytes for a layer), the thread count. Then it locks `folder` and starts the
-/// thread pool; the lock is held as long as the returned file.
-pub(crate) fn prepare(
-    opts: &BuildOptions,
-    need: impl Fn(u32) -> u64,
-    folder: &Path,
-) -> Result<(rayon::ThreadPool, File), BuildError> {
-    let pool = prepare_pool(opts, need)?;
-    let lock = lock_folder(folder)?;
-    Ok((pool, lock))
-}
-
-/// The checks of [`prepare`] and the thread pool, without the lock.
-fn prepare_pool(
-    opts: &BuildOptions,
-    need: impl Fn(u32) -> u64,
-) -> Result<rayon::ThreadPool, BuildError> {
-    if opts.max_seeds > MAX_SEEDS {
-        return Err(BuildError::TooManySeeds(opts.max_seeds));
-    }
-    if opts.max_seeds > MAX_SOLVABLE_SEEDS {
-        return Err(BuildError::TooLarge {
-            seeds: opts.max_seeds,
-            limit: MAX_SOLVABLE_SEEDS,
-        });
-    }
-    if let Some(limit) = opts.memory_limit.or_else(physical_memory) {
-        let need = need(opts.max_seeds);
-        if need > limit {
-            const GIB: f64 = (1u64 << 30) as f64;
-            return Err(BuildError::OverMemory {
-                seeds: opts.max_seeds,
-                need_gib: need as f64 / GIB,
-                limit_gib: limit as f64 / GIB,
-            });
-        }
-    }
-    let mut pool = rayon::ThreadPoolBuilder::new();
-    if let Some(t) = opts.threads {
-        if t == 0 || t > MAX_THREADS {
-            return Err(BuildError::ThreadCount(t));
-        }
-        pool = pool.num_threads(t);
-    }
-    pool.build()
-        .map_err(|e| BuildError::Threads(opts.threads.unwrap_or(0), e.to_string()))
-}
-
-/// The file whose lock a build holds: `DIR/<rules>/build.lock`.
-pub fn lock_path(rules_dir: &Path) -> PathBuf {
-    rules_dir.join("build.lock")
-}
-
-/// Takes the build lock of a rule set's folder (creating the folder), writing this process's
-/// id into the lock file for the error a second build prints. The operating system drops
-/// the lock when the process ends, however it ends, so a killed build never leaves the
-/// folder locked.
-fn lock_folder(dir: &Path) -> Result<File, BuildError> {
-    let path = lock_path(dir);
-    let lock_err = |source| BuildError::Lock {
-        path: path.clone(),
-        source,
-    };
-    // A folder that cannot be reached says why, rather than a failure to create the lock.
-    store::check_folder(dir)?;
-    std::fs::create_dir_all(dir).map_err(lock_err)?;
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .read(true)
-        .write(true)
-        .open(&path)
-        .map_err(lock_err)?;
-    match file.try_lock() {
-        Ok(()) => {}
-        Err(std::fs::TryLockError::WouldBlock) => {
-            let holder = std::fs::read_to_string(&path)
-                .ok()
-                .map(|s| s.trim().to_string())
-                .filter(|s| !s.is_empty())
-                .unwrap_or_else(|| "a process that did not say who it is".to_string());
-            return Err(BuildError::Locked {
-                dir: dir.to_path_buf(),
-                holder,
-            });
-        }
-        Err(std::fs::TryLockError::Error(e)) => return Err(lock_err(e)),
-    }
-    file.set_len(0).map_err(lock_err)?;
-    write!(file, "process {}", std::process::id()).map_err(lock_err)?;
-    Ok(file)
 }
 
 /// Removes what another kind of build left in the scratch folder of layer `n` before this
