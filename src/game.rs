@@ -512,6 +512,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_side_reads_in_any_case_and_a_wrong_one_says_what_is_expected() {
+        assert_eq!("South".parse::<Side>(), Ok(Side::South));
+        assert_eq!(" north ".parse::<Side>(), Ok(Side::North));
+        let e = "east".parse::<Side>().unwrap_err().to_string();
+        assert!(e.contains("'east'") && e.contains("south or north"), "{e}");
+    }
+
+    #[test]
     fn record_round_trips_through_its_text() {
         let text = "rules abapa\nstart 4 4 4 4 4 4 4 4 4 4 4 4\nfirst north\n1. 3 2 2. 6";
         let r = GameRecord::parse(text, Rules::AWARI).unwrap();

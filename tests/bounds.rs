@@ -551,6 +551,18 @@ mod cli {
             );
         }
 
+        // The cycle rule's own name still selects the bounds: the same answer.
+        let own_row: Vec<&str> = args
+            .iter()
+            .map(|&a| if a == "bounds" { "own-row" } else { a })
+            .collect();
+        let again = awari()
+            .args(["probe", "--json", board])
+            .args(&own_row)
+            .assert()
+            .success();
+        assert_eq!(again.get_output().stdout, out.get_output().stdout);
+
         // Verify passes; a layer not built names the command that builds it.
         awari().arg("verify").args(args).assert().success();
         let out = awari()

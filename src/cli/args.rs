@@ -22,13 +22,16 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// How endless play is scored, which decides the tables that answer.
+/// How endless play is scored, which decides the tables that answer. (The variants have
+/// no doc comments: clap would list them with their help and lay out every option of the
+/// command on two lines; `--cycles` says what each means.)
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Cycles {
-    /// The seeds left are shared equally: one exact value per position (the values).
+    // The seeds left are shared equally: one exact value per position (the values).
     Share,
-    /// Each side keeps its own row: the result depends on the history, so the tables hold
-    /// the bounds each side can guarantee, low and high, under DB/own-row/.
+    // Each side keeps its own row: the result depends on the history, so the tables hold
+    // the bounds each side can guarantee. `own-row`, the rule's own name, is what this
+    // option said before the tables were called bounds: commands written then still work.
     #[value(alias = "own-row")]
     Bounds,
 }

@@ -77,3 +77,55 @@ impl BlockCache {
         cache.order.clear();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Rules;
+    use crate::store::{layer_path, write_layer, WriteOptions};
+
+    const N: u32 = 4;
+
+    /// Layer 4 (1,365 positions) in blocks of 100, and its values.
+    fn layer(dir: &std::path::Path) -> (LayerFile, Vec<i8>) {
+        let values: Vec<i8> = (0..index::size(N)).map(|i| (i % 9) as i8 - 4).collect();
+        let opts = WriteOptions {
+            block_size: 100,
+            zstd_level: 1,
+        };
+        write_layer(dir, Rules::AWARI, N, &values, opts).unwrap();
+        let path = layer_path(dir, Rules::AWARI, N);
+        (LayerFile::open(&path, Rules::AWARI, N).unwrap(), values)
+    }
+
+    #[test]
+    fn the_oldest_block_goes_first_and_every_answer_is_right() {
+        let dir = tempfile::tempdir().unwrap();
+        let (file, values) = layer(dir.path());
+        let cache = BlockCache::new(2);
+        for (i, board) in index::walk(N, 0, index::size(N)) {
+            assert_eq!(cache.byte(&file, &board).unwrap() as i8, values[i as usize]);
+            assert!(cache.lock().blocks.len() <= 2);
+        }
+        let held: Vec<u64> = cache.lock().order.iter().map(|k| k.2).collect();
+        assert_eq!(held, vec![12, 13]);
+    }
+
+    #[test]
+    fn a_lock_poisoned_by_a_panic_is_taken_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let (file, values) = layer(dir.path());
+        let cache = BlockCache::new(4);
+        let board = index::unrank(N, 0);
+        cache.byte(&file, &board).unwrap();
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _held = cache.lock();
+            panic!("a prober panics while holding the cache");
+        }));
+        assert!(panicked.is_err());
+        assert!(cache.inner.is_poisoned());
+        assert_eq!(cache.byte(&file, &board).unwrap() as i8, values[0]);
+        cache.clear();
+        assert!(cache.lock().blocks.is_empty());
+    }
+}
