@@ -150,13 +150,44 @@ fn threshold(
     count: &mut [u8],
     in_a: &mut [bool],
 ) {
-    let is_cand = |cur: &[i8], v: usize| cur[v] < d && d <= hi[v];
+    let at = Threshold { g, d, hi, cand };
     let mut queue: Vec<usize> = Vec::new();
     loop {
-        // 1. The protagonist's attractor of W and of exits worth ≥ d. The counters are
-        //    taken before any node joins, and each joining node then counts down once.
-        queue.clear();
+        at.protagonist_attractor(cur, count, &mut queue);
+        at.antagonist_attractor(cur, count, in_a, &mut queue);
+        // 3. What is left can stay among good nodes for ever: it joins W.
+        let mut grew = false;
         for &v in cand {
+            if cur[v] < d && !in_a[v] {
+                cur[v] = d;
+                grew = true;
+            }
+        }
+        if !grew {
+            return;
+        }
+    }
+}
+
+/// One threshold's round over the open nodes: what its two attractors share.
+struct Threshold<'a> {
+    g: &'a OpenGraph,
+    d: i8,
+    hi: &'a [i8],
+    cand: &'a [usize],
+}
+
+impl Threshold<'_> {
+    fn is_cand(&self, cur: &[i8], v: usize) -> bool {
+        cur[v] < self.d && self.d <= self.hi[v]
+    }
+
+    /// 1. The protagonist's attractor of W and of exits worth ≥ d. The counters are taken
+    ///    before any node joins, and each joining node then counts down once.
+    fn protagonist_attractor(&self, cur: &mut [i8], count: &mut [u8], queue: &mut Vec<usize>) {
+        let (g, d) = (self.g, self.d);
+        queue.clear();
+        for &v in self.cand {
             if cur[v] >= d {
                 continue;
             }
@@ -172,13 +203,13 @@ fn threshold(
                 queue.push(v);
             }
         }
-        for &v in &queue {
+        for &v in queue.iter() {
             cur[v] = d;
         }
         while let Some(v) = queue.pop() {
             for &u in g.pred_of(v) {
                 let u = u as usize;
-                if !is_cand(cur, u) {
+                if !self.is_cand(cur, u) {
                     continue;
                 }
                 let enter = g.side[u] == 0 || {
@@ -191,9 +222,19 @@ fn threshold(
                 }
             }
         }
-        // 2. The antagonist's attractor, avoiding W, of the bad nodes: weight < d, an exit
-        //    worth < d to the protagonist, or a move to a node already lost at d.
-        for &v in cand {
+    }
+
+    /// 2. The antagonist's attractor, avoiding W, of the bad nodes: weight < d, an exit
+    ///    worth < d to the protagonist, or a move to a node already lost at d.
+    fn antagonist_attractor(
+        &self,
+        cur: &[i8],
+        count: &mut [u8],
+        in_a: &mut [bool],
+        queue: &mut Vec<usize>,
+    ) {
+        let (g, d, hi) = (self.g, self.d, self.hi);
+        for &v in self.cand {
             in_a[v] = false;
             if cur[v] >= d {
                 continue;
@@ -216,7 +257,7 @@ fn threshold(
         while let Some(v) = queue.pop() {
             for &u in g.pred_of(v) {
                 let u = u as usize;
-                if !is_cand(cur, u) || in_a[u] {
+                if !self.is_cand(cur, u) || in_a[u] {
                     continue;
                 }
                 let enter = g.side[u] == 1 || {
@@ -228,17 +269,6 @@ fn threshold(
                     queue.push(u);
                 }
             }
-        }
-        // 3. What is left can stay among good nodes for ever: it joins W.
-        let mut grew = false;
-        for &v in cand {
-            if cur[v] < d && !in_a[v] {
-                cur[v] = d;
-                grew = true;
-            }
-        }
-        if !grew {
-            return;
         }
     }
 }
