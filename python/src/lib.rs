@@ -63,9 +63,11 @@ fn store_error(e: StoreError) -> PyErr {
 fn build_error(e: BuildError) -> PyErr {
     let message = e.to_string();
     match e {
-        BuildError::TooManySeeds(_) | BuildError::TooLarge { .. } | BuildError::ThreadCount(_) => {
-            PyValueError::new_err(message)
-        }
+        // Options out of range, or a pass the tables asked for do not have.
+        BuildError::TooManySeeds(_)
+        | BuildError::TooLarge { .. }
+        | BuildError::ThreadCount(_)
+        | BuildError::LeanBounds => PyValueError::new_err(message),
         BuildError::OverMemory { .. } => PyMemoryError::new_err(message),
         BuildError::Cancelled { .. } => PyKeyboardInterrupt::new_err(message),
         BuildError::Threads(..) => PyRuntimeError::new_err(message),
