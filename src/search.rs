@@ -22,7 +22,7 @@
 
 use crate::board::{Board, ROW};
 use crate::probe::{Database, MoveValue, ProbeError};
-use crate::rules::Turn;
+use crate::rules::{MoveList, Turn};
 use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
@@ -229,6 +229,35 @@ struct Searcher<'a> {
 }
 
 impl Searcher<'_> {
+    /// What the transposition table knows of `board` at `depth` within `(alpha, beta)`:
+    /// an answer, if it has a usable one, and its best move (a hint for the move order)
+    /// whenever it has an entry.
+    fn remembered(
+        &self,
+        board: &Board,
+        depth: u32,
+        alpha: i32,
+        beta: i32,
+    ) -> (Option<(i32, bool)>, Option<u8>) {
+        let Some(e) = self.tt.get(board).copied() else {
+            return (None, None);
+        };
+        // An estimate is reused only at its own depth, so the answer is exactly the
+        // depth-limited minimax value (the same at every run, checkable); a true value at
+        // any depth.
+        if e.depth == depth || e.exact {
+            let usable = match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => e.value >= beta,
+                Bound::Upper => e.value <= alpha,
+            };
+            if usable {
+                return (Some((e.value, e.exact)), Some(e.best));
+            }
+        }
+        (None, Some(e.best))
+    }
+
     /// Negamax with alpha-beta (fail-soft) and a transposition table. Returns the value for
     /// the side to move of `board` and whether it is exact (no depth cut-off below).
     fn negamax(
@@ -258,35 +287,12 @@ impl Searcher<'_> {
         if depth == 0 {
             return Ok((0, false));
         }
-        let mut hint = None;
-        if let Some(e) = self.tt.get(board).copied() {
-            // An estimate is reused only at its own depth, so the answer is exactly the
-            // depth-limited minimax value (the same at every run, checkable); a true value
-            // at any depth.
-            if e.depth == depth || e.exact {
-                let usable = match e.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => e.value >= beta,
-                    Bound::Upper => e.value <= alpha,
-                };
-                if usable {
-                    return Ok((e.value, e.exact));
-                }
-            }
-            hint = Some(e.best);
+        let (known, hint) = self.remembered(board, depth, alpha, beta);
+        if let Some(answer) = known {
+            return Ok(answer);
         }
-        // The remembered best move first, then captures (largest first), then pit order.
-        let mut order: [(i32, usize); ROW] = [(0, 0); ROW];
-        for (i, m) in moves.iter().enumerate() {
-            let key = if Some(m.pit) == hint {
-                -100
-            } else {
-                -i32::from(m.captured)
-            };
-            order[i] = (key, i);
-        }
-        let order = &mut order[..moves.len()];
-        order.sort_unstable();
+        let (order, searched) = move_order(&moves, hint);
+        let order = &order[..searched];
 
         let alpha0 = alpha;
         let mut best = -INF;
@@ -505,4 +511,21 @@ pub fn choose_move(
         random: false,
         analysis,
     }))
+}
+
+/// The order the moves of a position are searched in, as `(key, index into moves)` pairs,
+/// the first `moves.len()` of them used: the remembered best move first, then captures
+/// (largest first), then pit order.
+fn move_order(moves: &MoveList, hint: Option<u8>) -> ([(i32, usize); ROW], usize) {
+    let mut order: [(i32, usize); ROW] = [(0, 0); ROW];
+    for (i, m) in moves.iter().enumerate() {
+        let key = if Some(m.pit) == hint {
+            -100
+        } else {
+            -i32::from(m.captured)
+        };
+        order[i] = (key, i);
+    }
+    order[..moves.len()].sort_unstable();
+    (order, moves.len())
 }
