@@ -18,8 +18,8 @@ use std::time::Instant;
 pub const MAX_THREADS: usize = 1024;
 
 /// The zstd level of the distances files, or the values' level if lower. Measured on
-/// layer 20 (README): level 3 compresses the rounds almost as well as level 9 in a fraction
-/// of the time, and the distances are read far less often than the values.
+/// layer 20 (docs/measurements.md): level 3 compresses the rounds almost as well as level 9
+/// in a fraction of the time, and the distances are read far less often than the values.
 const DISTANCES_ZSTD_LEVEL: i32 = 3;
 
 /// What to build.
@@ -120,7 +120,7 @@ impl BuildObserver for solve::Quiet {}
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
     /// More seeds than the game has.
-    #[error("--max-seeds {0} is beyond the 48 seeds of the game")]
+    #[error("a build up to {0} seeds is beyond the 48 seeds of the game")]
     TooManySeeds(u32),
     /// A layer larger than the solver handles.
     #[error("layer {seeds} is beyond what this solver builds (at most {limit} seeds)")]
@@ -131,7 +131,7 @@ pub enum BuildError {
         limit: u32,
     },
     /// The largest layer would need more memory than allowed (refused before any work).
-    #[error("layer {seeds} needs about {} of memory to build, over the limit of {}; lower --max-seeds or raise --memory-limit", size_text(*need_gib), size_text(*limit_gib))]
+    #[error("layer {seeds} needs about {} of memory to build, over the limit of {}", size_text(*need_gib), size_text(*limit_gib))]
     OverMemory {
         /// The layer.
         seeds: u32,
@@ -152,7 +152,7 @@ pub enum BuildError {
     #[error("cannot start {0} worker threads: {1}")]
     Threads(usize, String),
     /// A thread count out of range.
-    #[error("--threads {0} is out of range (1..={MAX_THREADS})")]
+    #[error("{0} worker threads is out of range (1..={MAX_THREADS})")]
     ThreadCount(usize),
     /// Not enough free disk space for a layer (refused before it starts).
     #[error("layer {seeds} needs about {} of free disk space in {}, {} are free; free some space or build elsewhere", size_text(*need_gib), dir.display(), size_text(*free_gib))]
@@ -229,7 +229,8 @@ pub(crate) fn existing_layer_error(e: StoreError) -> BuildError {
 /// Estimated peak memory to build layer `n`: every lower layer uncompressed (one byte a
 /// position), the working state, and room for the frontier (8 bytes an entry, held twice
 /// while a round's pieces are joined) and the compressed blocks being written. The
-/// allowance of 2 bytes a position covers the peaks measured up to layer 24 (README).
+/// allowance of 2 bytes a position covers the peaks measured up to layer 24
+/// (docs/measurements.md).
 pub fn memory_needed(n: u32) -> u64 {
     let lower = if n == 0 { 0 } else { index::size_up_to(n - 1) };
     let size = index::size(n);
@@ -254,6 +255,7 @@ pub fn pass_for(choice: PassChoice, n: u32, limit: Option<u64>) -> Pass {
 }
 
 /// Free bytes on the file system holding `dir`, if the OS says.
+#[cfg(unix)]
 pub(crate) fn free_disk(dir: &Path) -> Option<u64> {
     use std::os::unix::ffi::OsStrExt;
     let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
@@ -267,6 +269,13 @@ pub(crate) fn free_disk(dir: &Path) -> Option<u64> {
         stat.assume_init()
     };
     Some(stat.f_bavail as u64 * stat.f_frsize as u64)
+}
+
+/// Without `statvfs` the free space is unknown, and the disk check is skipped: a full disk
+/// is then a write error, which still removes the layer's temporary files.
+#[cfg(not(unix))]
+pub(crate) fn free_disk(_dir: &Path) -> Option<u64> {
+    None
 }
 
 /// Free disk space a layer needs, by folder: the tables (at most a byte a position for

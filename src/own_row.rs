@@ -74,7 +74,7 @@ pub struct MoveBounds {
 #[derive(Debug, thiserror::Error)]
 pub enum OwnRowError {
     /// The board's layer is not built.
-    #[error("layer {seeds} ({seeds} seeds on the board) of rules '{rules}' with own-row cycles is not built in {}; run: awari build --cycles own-row --rules {rules} --max-seeds {seeds} --db {}", dir.display(), crate::store::shell_word(dir))]
+    #[error("layer {seeds} ({seeds} seeds on the board) of rules '{rules}' with own-row cycles is not built in {}", dir.display())]
     LayerMissing {
         /// The layer.
         seeds: u32,

@@ -45,11 +45,29 @@ fn layer_missing(py: Python<'_>, message: String, seeds: u32) -> PyErr {
     err
 }
 
+/// A missing layer's message with the command that builds it: the library's message says
+/// what is missing, and the package's documentation promises the remedy too.
+fn missing_text(e: &ProbeError) -> String {
+    match e {
+        ProbeError::LayerMissing { seeds, rules, dir } => format!(
+            "{e}; run: awari build --rules {rules} --max-seeds {seeds} --db {}",
+            awari::store::shell_word(dir)
+        ),
+        ProbeError::DistancesMissing {
+            seeds, rules, dir, ..
+        } => format!(
+            "{e}; build the layer again: awari build --rules {rules} --max-seeds {seeds} --db {}",
+            awari::store::shell_word(dir)
+        ),
+        ProbeError::Store(_) => e.to_string(),
+    }
+}
+
 fn probe_error(py: Python<'_>, e: ProbeError) -> PyErr {
     match e {
         // A layer without its distances is not fully built: the same remedy, a build.
         ProbeError::LayerMissing { seeds, .. } | ProbeError::DistancesMissing { seeds, .. } => {
-            layer_missing(py, e.to_string(), seeds)
+            layer_missing(py, missing_text(&e), seeds)
         }
         ProbeError::Store(e) => store_error(e),
     }
@@ -320,9 +338,11 @@ impl Database {
             Err(RowError::Board(row, e)) => Err(PyValueError::new_err(format!("row {row}: {e}"))),
             Err(RowError::Missing(row, e)) => match e {
                 ProbeError::LayerMissing { seeds, .. }
-                | ProbeError::DistancesMissing { seeds, .. } => {
-                    Err(layer_missing(py, format!("row {row}: {e}"), seeds))
-                }
+                | ProbeError::DistancesMissing { seeds, .. } => Err(layer_missing(
+                    py,
+                    format!("row {row}: {}", missing_text(&e)),
+                    seeds,
+                )),
                 ProbeError::Store(e) => Err(store_error(e)),
             },
         }

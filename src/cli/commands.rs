@@ -213,7 +213,11 @@ fn cmd_build_mpi(opts: BuildOptions, quiet: bool) -> Result<bool> {
             Ok(true)
         }
         Err(e) => {
-            tell!("error: rank {}: {e}", cluster.rank());
+            tell!(
+                "error: rank {}: {}",
+                cluster.rank(),
+                output::error_line(&e.into())
+            );
             cluster.abort(1)
         }
     }
