@@ -1,4 +1,4 @@
-//! Issue 11, "Hardening": one test per defect found by trying the program as a hostile user
+//! Hardening: one test per defect found by trying the program as a hostile user
 //! would (closed pipes, full devices, non-UTF-8 input, overflowing flags, FIFOs, concurrent
 //! builds, failed writes, files truncated under an open database, signals).
 //!
@@ -12,8 +12,9 @@ mod common;
 
 use assert_cmd::Command;
 use awari::{Board, Database, Rules};
+use common::{run_limited, Done};
 use std::fs;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command as StdCommand, ExitStatus, Stdio};
 use std::sync::OnceLock;
@@ -40,10 +41,7 @@ fn awari_bin() -> &'static str {
 
 /// A fresh folder under Cargo's per-target scratch folder.
 fn scratch() -> TempDir {
-    tempfile::Builder::new()
-        .prefix("t-")
-        .tempdir_in(common::scratch_root("awari-hardening-tests"))
-        .unwrap()
+    common::scratch_in(&common::scratch_root("awari-hardening-tests"))
 }
 
 /// Layers 0..=TOP of `awari`, built with the CLI once per test binary. Never damaged.
@@ -59,88 +57,8 @@ fn layer_path(db: &Path, n: u32) -> PathBuf {
 /// A private copy of layers `0..=top` of the fixture (values and distances: whole layers).
 fn copy_db(top: u32) -> TempDir {
     let to = scratch();
-    fs::create_dir_all(to.path().join("awari")).unwrap();
-    for n in 0..=top {
-        fs::copy(layer_path(db(), n), layer_path(to.path(), n)).unwrap();
-        let distances = |db: &Path| layer_path(db, n).with_extension("awdz");
-        fs::copy(distances(db()), distances(to.path())).unwrap();
-    }
+    common::copy_layers(db(), to.path(), Rules::AWARI, 0..=top);
     to
-}
-
-/// What a finished child process left.
-struct Done {
-    status: ExitStatus,
-    stdout: Vec<u8>,
-    stderr: String,
-}
-
-impl Done {
-    fn stdout(&self) -> String {
-        String::from_utf8_lossy(&self.stdout).into_owned()
-    }
-}
-
-/// Runs `cmd` with `stdin` (or none), stdout going to `stdout` (captured when it is
-/// `Stdio::piped()`), stderr captured. Kills it and returns `Err` if it is still running
-/// after `limit`.
-fn run_limited(
-    mut cmd: StdCommand,
-    stdin: Option<Vec<u8>>,
-    stdout: Stdio,
-    limit: Duration,
-) -> Result<Done, String> {
-    let what = format!("{cmd:?}");
-    cmd.stdin(if stdin.is_some() {
-        Stdio::piped()
-    } else {
-        Stdio::null()
-    })
-    .stdout(stdout)
-    .stderr(Stdio::piped());
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| format!("{what}: cannot spawn: {e}"))?;
-    // Drop our copies of the child's stdio (a pipe's write end held here would keep it open).
-    drop(cmd);
-    if let (Some(bytes), Some(mut w)) = (stdin, child.stdin.take()) {
-        thread::spawn(move || {
-            let _ = w.write_all(&bytes);
-        });
-    }
-    let out = child.stdout.take().map(|mut r| {
-        thread::spawn(move || {
-            let mut v = Vec::new();
-            let _ = r.read_to_end(&mut v);
-            v
-        })
-    });
-    let mut err = child.stderr.take().unwrap();
-    let err = thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = err.read_to_end(&mut v);
-        v
-    });
-    let started = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            let stderr = String::from_utf8_lossy(&err.join().unwrap()).into_owned();
-            return Err(format!(
-                "{what}: still running after {limit:?} (killed); stderr:\n{stderr}"
-            ));
-        }
-        thread::sleep(Duration::from_millis(20));
-    };
-    Ok(Done {
-        status,
-        stdout: out.map(|t| t.join().unwrap()).unwrap_or_default(),
-        stderr: String::from_utf8_lossy(&err.join().unwrap()).into_owned(),
-    })
 }
 
 fn awari(args: &[&str]) -> StdCommand {
@@ -477,7 +395,7 @@ fn a_second_build_into_the_same_folder_is_refused_while_the_first_runs() {
     assert!(
         verify.status.success(),
         "verify after the two builds:\n{}{}",
-        verify.stdout(),
+        verify.stdout,
         verify.stderr
     );
 }
@@ -642,7 +560,7 @@ fn what_is_echoed_from_bad_input_is_one_short_line() {
     let done = run_limited(cmd, Some(input), Stdio::piped(), LIMIT).unwrap();
     assert!(!done.stderr.contains("panicked"), "{}", done.stderr);
     assert!(!done.status.success());
-    let stdout = done.stdout();
+    let stdout = done.stdout.clone();
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines.len(), 3, "one line per input line");
     assert!(lines[1].starts_with("error: line 2: "), "{:.200}", lines[1]);
@@ -715,13 +633,13 @@ fn a_layer_truncated_after_open_is_an_error_not_a_crash() {
                 .map(|s| format!(", signal {s}"))
                 .unwrap_or_default()
         },
-        done.stdout(),
+        done.stdout,
         done.stderr
     );
     assert!(
-        done.stdout().contains("probes failed cleanly"),
+        done.stdout.contains("probes failed cleanly"),
         "the child did not run the sequence:\n{}",
-        done.stdout()
+        done.stdout
     );
 }
 
@@ -1115,7 +1033,7 @@ fn a_non_utf8_key_does_not_end_play() {
     )
     .unwrap();
     assert!(done.status.success(), "{:?}: {}", done.status, done.stderr);
-    let stdout = done.stdout();
+    let stdout = done.stdout.clone();
     assert!(stdout.contains("not UTF-8"), "{stdout}");
     assert!(
         stdout.trim_end().ends_with("1. 1"),
