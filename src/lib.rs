@@ -84,7 +84,7 @@
 //! free disk space a build checks before each layer, and positioned reads (`pread`) for
 //! blocks: both are Unix calls. Elsewhere the disk check is skipped (a full disk is then a
 //! write error, which removes the layer's temporary files) and Windows reads blocks with
-//! `seek_read`; these fallbacks are compiled for other targets but not tested. The minimum
+//! `seek_read`; these fallbacks have not been built or tested on those targets. The minimum
 //! Rust version is 1.89 (`File::try_lock`, for the lock on a database folder).
 
 #![warn(missing_docs, missing_debug_implementations)]
