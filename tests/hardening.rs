@@ -346,11 +346,9 @@ fn a_second_build_into_the_same_folder_is_refused_while_the_first_runs() {
         .stderr(Stdio::piped());
     let mut first = first.spawn().unwrap();
     // Wait until the first build is under way (its first layer is on disk).
-    let started = Instant::now();
-    while !layer_path(dir.path(), 0).exists() {
-        assert!(started.elapsed() < LIMIT, "the first build wrote nothing");
-        thread::sleep(Duration::from_millis(10));
-    }
+    common::wait_for(&mut first, LIMIT, "the first build wrote layer 0", || {
+        layer_path(dir.path(), 0).exists()
+    });
     let second = run_db(dir.path(), &["build", "-q", "--max-seeds", "14"]);
     let first_still_running = first.try_wait().unwrap().is_none();
     let first_status = first.wait().unwrap();
@@ -735,10 +733,9 @@ fn sigint_during_a_build_says_where_it_stopped() {
         .spawn()
         .unwrap();
     let started = Instant::now();
-    while !layer_path(dir.path(), 10).exists() {
-        assert!(started.elapsed() < LIMIT, "the build wrote no layer 10");
-        thread::sleep(Duration::from_millis(10));
-    }
+    common::wait_for(&mut child, LIMIT, "the build wrote layer 10", || {
+        layer_path(dir.path(), 10).exists()
+    });
     let (status, stderr) = interrupt(&mut child, started + LIMIT * 3, "the build");
     assert!(!status.success(), "an interrupted build exits non-zero");
     assert!(!stderr.contains("panicked"), "{stderr}");
@@ -894,10 +891,9 @@ fn sigint_during_an_own_row_build_says_where_it_stopped_and_leaves_no_tmp() {
         .unwrap();
     let done = dir.path().join("own-row/awari/layer-10.awhi");
     let started = Instant::now();
-    while !done.exists() {
-        assert!(started.elapsed() < LIMIT * 2, "the build wrote no layer 10");
-        thread::sleep(Duration::from_millis(10));
-    }
+    common::wait_for(&mut child, LIMIT * 2, "the build wrote layer 10", || {
+        done.exists()
+    });
     // Into layer 11, whose files are being written or about to be.
     thread::sleep(Duration::from_millis(200));
     let (status, stderr) = interrupt(&mut child, started + LIMIT * 4, "the own-row build");
@@ -1123,15 +1119,12 @@ fn a_flipped_checkpoint_byte_is_damage_with_one_remedy() {
         .spawn()
         .unwrap();
     let checkpoint = dir.path().join("awari/lean-13/checkpoint");
-    let started = Instant::now();
-    while !checkpoint.exists() {
-        if started.elapsed() > LIMIT * 6 || child.try_wait().unwrap().is_some() {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("the lean build of layer 13 saved no checkpoint");
-        }
-        thread::sleep(Duration::from_millis(5));
-    }
+    common::wait_for(
+        &mut child,
+        LIMIT * 6,
+        "the lean build of layer 13 saved a checkpoint",
+        || checkpoint.exists(),
+    );
     let _ = child.kill();
     let _ = child.wait();
     let mut bytes = fs::read(&checkpoint).unwrap();

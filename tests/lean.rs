@@ -12,8 +12,7 @@ use awari::store::{table_path, TableKind};
 use awari::Rules;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tempfile::TempDir;
 
 fn scratch() -> TempDir {
@@ -87,15 +86,8 @@ fn copy_layers(from: &Path, to: &Path, top: u32) {
 }
 
 /// Waits (polling) until `ready` holds, failing after `limit` or if `child` ends first.
-fn wait_until(child: &mut std::process::Child, limit: Duration, mut ready: impl FnMut() -> bool) {
-    let started = Instant::now();
-    while !ready() {
-        if let Some(status) = child.try_wait().unwrap() {
-            panic!("the build ended ({status}) before it could be killed mid-layer");
-        }
-        assert!(started.elapsed() < limit, "the build never got there");
-        thread::sleep(Duration::from_millis(2));
-    }
+fn wait_until(child: &mut std::process::Child, limit: Duration, ready: impl FnMut() -> bool) {
+    common::wait_for(child, limit, "it could be killed mid-layer", ready);
 }
 
 fn lean_build(db: &Path, top: u32) -> Command {

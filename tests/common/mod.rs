@@ -292,3 +292,27 @@ pub fn run_limited(
         stderr: err.join().unwrap(),
     })
 }
+
+/// Polls until `ready` holds (a file a running command writes, usually). Fails, killing
+/// `child`, if it ends first or `limit` passes; `what` names what was waited for.
+pub fn wait_for(
+    child: &mut std::process::Child,
+    limit: std::time::Duration,
+    what: &str,
+    mut ready: impl FnMut() -> bool,
+) {
+    let started = std::time::Instant::now();
+    while !ready() {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("the command ended ({status}) before {what}");
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("still waiting after {limit:?} for {what}");
+        }
+        // The cadence the hardening tests always had: a SIGINT sent the moment a layer
+        // appears could land between two layers, where the build names none.
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
