@@ -6,8 +6,8 @@
 //! layers from the database folder, which they must all see (one machine, or a shared
 //! file system: the layers are written once and read by every rank). In every round of
 //! propagation each rank un-sows its share of the frontier; parents in other shares are
-//! sent in one all-to-all exchange per batch of the frontier (the bulk-synchronous rounds
-//! of the issue), and the rounds end together (a maximum over the ranks). At the end of a
+//! sent in one all-to-all exchange per batch of the frontier (bulk-synchronous rounds),
+//! and the rounds end together (a maximum over the ranks). At the end of a
 //! layer, range by range, every rank sends rank 0 the positions of the range it settled
 //! (index, value and round in 8 bytes; each position settled in one rank only) and rank 0
 //! writes the files, as a single process does. So the files are the same, byte for byte,
@@ -29,7 +29,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 #[derive(Debug, thiserror::Error)]
 pub enum ClusterError {
     /// Not started by `mpirun` (or `srun`).
-    #[error("--mpi needs to be started by mpirun, e.g.: mpirun -np 4 awari build --mpi --max-seeds 20 --db DIR")]
+    #[error("not started by an MPI launcher (mpirun or srun)")]
     NoLauncher,
     /// MPI did not start, or without the thread support the build needs.
     #[error("MPI could not start with serialized thread support")]

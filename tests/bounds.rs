@@ -18,24 +18,8 @@ use awari::solve::bounds::{solve_all_bounds, BoundsLayer};
 use awari::{Board, Rules, Turn};
 use std::collections::HashMap;
 
-/// Every placement of `n` seeds in 12 pits, by plain recursion.
-fn boards_of_layer(n: u32) -> Vec<[u8; 12]> {
-    fn place(pit: usize, left: u8, cur: &mut [u8; 12], out: &mut Vec<[u8; 12]>) {
-        if pit == 11 {
-            cur[11] = left;
-            out.push(*cur);
-            return;
-        }
-        for k in 0..=left {
-            cur[pit] = k;
-            place(pit + 1, left - k, cur, out);
-        }
-        cur[pit] = 0;
-    }
-    let mut out = Vec::new();
-    place(0, n as u8, &mut [0; 12], &mut out);
-    out
-}
+mod common;
+use common::boards_of_layer;
 
 /// Own row minus the other row, for the side to move.
 fn own_row(pits: &[u8; 12]) -> i32 {

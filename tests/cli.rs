@@ -14,8 +14,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::sync::OnceLock;
-use std::time::{Duration, SystemTime};
 use tempfile::TempDir;
+
+mod common;
 
 const TOP: u32 = 12;
 
@@ -23,49 +24,20 @@ const TOP: u32 = 12;
 // Fixtures and helpers
 // ---------------------------------------------------------------------------------------
 
-/// Where the shared databases live. They outlive the test process (statics are never
-/// dropped), so folders left by runs more than an hour old are removed here.
 fn fixture_root() -> PathBuf {
-    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("awari-cli-tests");
-    fs::create_dir_all(&root).unwrap();
-    let hour_ago = SystemTime::now() - Duration::from_secs(3600);
-    for entry in fs::read_dir(&root).unwrap().flatten() {
-        let stale = entry
-            .metadata()
-            .and_then(|m| m.modified())
-            .map(|t| t < hour_ago)
-            .unwrap_or(false);
-        if stale {
-            let _ = fs::remove_dir_all(entry.path());
-        }
-    }
-    root
-}
-
-fn build_fixture(rules: Rules) -> PathBuf {
-    let dir = tempfile::Builder::new()
-        .prefix("db-")
-        .tempdir_in(fixture_root())
-        .unwrap()
-        .keep();
-    awari::build::build(
-        &awari::build::BuildOptions::new(dir.clone(), rules, TOP),
-        &awari::solve::Quiet,
-    )
-    .unwrap();
-    dir
+    common::scratch_root("awari-cli-tests")
 }
 
 /// Layers 0..=12 of `awari`.
 fn awari_db() -> &'static Path {
     static DB: OnceLock<PathBuf> = OnceLock::new();
-    DB.get_or_init(|| build_fixture(Rules::AWARI))
+    DB.get_or_init(|| common::library_fixture(&fixture_root(), Rules::AWARI, TOP))
 }
 
 /// Layers 0..=12 of `abapa`.
 fn abapa_db() -> &'static Path {
     static DB: OnceLock<PathBuf> = OnceLock::new();
-    DB.get_or_init(|| build_fixture(Rules::ABAPA))
+    DB.get_or_init(|| common::library_fixture(&fixture_root(), Rules::ABAPA, TOP))
 }
 
 fn open(db: &Path, rules: Rules) -> Database {
@@ -76,16 +48,7 @@ fn open(db: &Path, rules: Rules) -> Database {
 /// layers) that a test may damage.
 fn copy_db(from: &Path, rules: Rules) -> TempDir {
     let to = TempDir::new().unwrap();
-    fs::create_dir_all(store::rules_dir(to.path(), rules)).unwrap();
-    for n in 0..=TOP {
-        for kind in [store::TableKind::Values, store::TableKind::Distances] {
-            fs::copy(
-                store::table_path(from, rules, n, kind),
-                store::table_path(to.path(), rules, n, kind),
-            )
-            .unwrap();
-        }
-    }
+    common::copy_layers(from, to.path(), rules, 0..=TOP);
     to
 }
 

@@ -22,10 +22,7 @@ fn root() -> PathBuf {
 }
 
 fn scratch() -> TempDir {
-    tempfile::Builder::new()
-        .prefix("t-")
-        .tempdir_in(root())
-        .unwrap()
+    common::scratch_in(&root())
 }
 
 /// Layers 0..=10 of `awari`, built once per test binary by the CLI. Never changed.
@@ -37,13 +34,7 @@ fn small_db() -> &'static Path {
 /// A private copy of every values and distances file of layers `0..=top` of `from`.
 fn copy_db(from: &Path, top: u32) -> TempDir {
     let to = scratch();
-    for n in 0..=top {
-        for kind in [TableKind::Values, TableKind::Distances] {
-            let target = table_path(to.path(), RULES, n, kind);
-            fs::create_dir_all(target.parent().unwrap()).unwrap();
-            fs::copy(table_path(from, RULES, n, kind), target).unwrap();
-        }
-    }
+    common::copy_layers(from, to.path(), RULES, 0..=top);
     to
 }
 

@@ -1,4 +1,4 @@
-//! A fuzz harness on stable Rust (issue 11): proptest feeds arbitrary input to the three
+//! A fuzz harness on stable Rust: proptest feeds arbitrary input to the three
 //! readers of untrusted data, for a bounded number of cases so it runs in the test suite.
 //!
 //! - the board parser: any string gives `Ok` or `Err`, never a panic, and a parsed board

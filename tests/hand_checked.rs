@@ -9,7 +9,7 @@
 //! layer 2 with one seed on each side, `a` is the pit of the mover's seed (0..=5) and `b` the
 //! opponent's seed counted in the opponent's row (the seed is in pit `6 + b`).
 //!
-//! Facts used throughout (rules.rs, DESIGN.md §1):
+//! Facts used throughout (src/rules.rs; docs/overview.md, "The game and the rules"):
 //! * A side with no seeds cannot move: the game is over and the other side takes the rest.
 //! * Under `awari`, a move that leaves the opponent with no seeds is illegal unless every
 //!   move does; then it is played, and the starved opponent cannot move and loses the rest.

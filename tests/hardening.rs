@@ -1,4 +1,4 @@
-//! Issue 11, "Hardening": one test per defect found by trying the program as a hostile user
+//! Hardening: one test per defect found by trying the program as a hostile user
 //! would (closed pipes, full devices, non-UTF-8 input, overflowing flags, FIFOs, concurrent
 //! builds, failed writes, files truncated under an open database, signals).
 //!
@@ -12,8 +12,9 @@ mod common;
 
 use assert_cmd::Command;
 use awari::{Board, Database, Rules};
+use common::{run_limited, Done};
 use std::fs;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command as StdCommand, ExitStatus, Stdio};
 use std::sync::OnceLock;
@@ -40,10 +41,7 @@ fn awari_bin() -> &'static str {
 
 /// A fresh folder under Cargo's per-target scratch folder.
 fn scratch() -> TempDir {
-    tempfile::Builder::new()
-        .prefix("t-")
-        .tempdir_in(common::scratch_root("awari-hardening-tests"))
-        .unwrap()
+    common::scratch_in(&common::scratch_root("awari-hardening-tests"))
 }
 
 /// Layers 0..=TOP of `awari`, built with the CLI once per test binary. Never damaged.
@@ -59,88 +57,8 @@ fn layer_path(db: &Path, n: u32) -> PathBuf {
 /// A private copy of layers `0..=top` of the fixture (values and distances: whole layers).
 fn copy_db(top: u32) -> TempDir {
     let to = scratch();
-    fs::create_dir_all(to.path().join("awari")).unwrap();
-    for n in 0..=top {
-        fs::copy(layer_path(db(), n), layer_path(to.path(), n)).unwrap();
-        let distances = |db: &Path| layer_path(db, n).with_extension("awdz");
-        fs::copy(distances(db()), distances(to.path())).unwrap();
-    }
+    common::copy_layers(db(), to.path(), Rules::AWARI, 0..=top);
     to
-}
-
-/// What a finished child process left.
-struct Done {
-    status: ExitStatus,
-    stdout: Vec<u8>,
-    stderr: String,
-}
-
-impl Done {
-    fn stdout(&self) -> String {
-        String::from_utf8_lossy(&self.stdout).into_owned()
-    }
-}
-
-/// Runs `cmd` with `stdin` (or none), stdout going to `stdout` (captured when it is
-/// `Stdio::piped()`), stderr captured. Kills it and returns `Err` if it is still running
-/// after `limit`.
-fn run_limited(
-    mut cmd: StdCommand,
-    stdin: Option<Vec<u8>>,
-    stdout: Stdio,
-    limit: Duration,
-) -> Result<Done, String> {
-    let what = format!("{cmd:?}");
-    cmd.stdin(if stdin.is_some() {
-        Stdio::piped()
-    } else {
-        Stdio::null()
-    })
-    .stdout(stdout)
-    .stderr(Stdio::piped());
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| format!("{what}: cannot spawn: {e}"))?;
-    // Drop our copies of the child's stdio (a pipe's write end held here would keep it open).
-    drop(cmd);
-    if let (Some(bytes), Some(mut w)) = (stdin, child.stdin.take()) {
-        thread::spawn(move || {
-            let _ = w.write_all(&bytes);
-        });
-    }
-    let out = child.stdout.take().map(|mut r| {
-        thread::spawn(move || {
-            let mut v = Vec::new();
-            let _ = r.read_to_end(&mut v);
-            v
-        })
-    });
-    let mut err = child.stderr.take().unwrap();
-    let err = thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = err.read_to_end(&mut v);
-        v
-    });
-    let started = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            let stderr = String::from_utf8_lossy(&err.join().unwrap()).into_owned();
-            return Err(format!(
-                "{what}: still running after {limit:?} (killed); stderr:\n{stderr}"
-            ));
-        }
-        thread::sleep(Duration::from_millis(20));
-    };
-    Ok(Done {
-        status,
-        stdout: out.map(|t| t.join().unwrap()).unwrap_or_default(),
-        stderr: String::from_utf8_lossy(&err.join().unwrap()).into_owned(),
-    })
 }
 
 fn awari(args: &[&str]) -> StdCommand {
@@ -428,11 +346,9 @@ fn a_second_build_into_the_same_folder_is_refused_while_the_first_runs() {
         .stderr(Stdio::piped());
     let mut first = first.spawn().unwrap();
     // Wait until the first build is under way (its first layer is on disk).
-    let started = Instant::now();
-    while !layer_path(dir.path(), 0).exists() {
-        assert!(started.elapsed() < LIMIT, "the first build wrote nothing");
-        thread::sleep(Duration::from_millis(10));
-    }
+    common::wait_for(&mut first, LIMIT, "the first build wrote layer 0", || {
+        layer_path(dir.path(), 0).exists()
+    });
     let second = run_db(dir.path(), &["build", "-q", "--max-seeds", "14"]);
     let first_still_running = first.try_wait().unwrap().is_none();
     let first_status = first.wait().unwrap();
@@ -477,7 +393,7 @@ fn a_second_build_into_the_same_folder_is_refused_while_the_first_runs() {
     assert!(
         verify.status.success(),
         "verify after the two builds:\n{}{}",
-        verify.stdout(),
+        verify.stdout,
         verify.stderr
     );
 }
@@ -642,7 +558,7 @@ fn what_is_echoed_from_bad_input_is_one_short_line() {
     let done = run_limited(cmd, Some(input), Stdio::piped(), LIMIT).unwrap();
     assert!(!done.stderr.contains("panicked"), "{}", done.stderr);
     assert!(!done.status.success());
-    let stdout = done.stdout();
+    let stdout = done.stdout.clone();
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines.len(), 3, "one line per input line");
     assert!(lines[1].starts_with("error: line 2: "), "{:.200}", lines[1]);
@@ -715,13 +631,13 @@ fn a_layer_truncated_after_open_is_an_error_not_a_crash() {
                 .map(|s| format!(", signal {s}"))
                 .unwrap_or_default()
         },
-        done.stdout(),
+        done.stdout,
         done.stderr
     );
     assert!(
-        done.stdout().contains("probes failed cleanly"),
+        done.stdout.contains("probes failed cleanly"),
         "the child did not run the sequence:\n{}",
-        done.stdout()
+        done.stdout
     );
 }
 
@@ -817,10 +733,9 @@ fn sigint_during_a_build_says_where_it_stopped() {
         .spawn()
         .unwrap();
     let started = Instant::now();
-    while !layer_path(dir.path(), 10).exists() {
-        assert!(started.elapsed() < LIMIT, "the build wrote no layer 10");
-        thread::sleep(Duration::from_millis(10));
-    }
+    common::wait_for(&mut child, LIMIT, "the build wrote layer 10", || {
+        layer_path(dir.path(), 10).exists()
+    });
     let (status, stderr) = interrupt(&mut child, started + LIMIT * 3, "the build");
     assert!(!status.success(), "an interrupted build exits non-zero");
     assert!(!stderr.contains("panicked"), "{stderr}");
@@ -976,10 +891,9 @@ fn sigint_during_a_bounds_build_says_where_it_stopped_and_leaves_no_tmp() {
         .unwrap();
     let done = dir.path().join("own-row/awari/layer-10.awhi");
     let started = Instant::now();
-    while !done.exists() {
-        assert!(started.elapsed() < LIMIT * 2, "the build wrote no layer 10");
-        thread::sleep(Duration::from_millis(10));
-    }
+    common::wait_for(&mut child, LIMIT * 2, "the build wrote layer 10", || {
+        done.exists()
+    });
     // Into layer 11, whose files are being written or about to be.
     thread::sleep(Duration::from_millis(200));
     let (status, stderr) = interrupt(&mut child, started + LIMIT * 4, "the bounds' build");
@@ -1115,7 +1029,7 @@ fn a_non_utf8_key_does_not_end_play() {
     )
     .unwrap();
     assert!(done.status.success(), "{:?}: {}", done.status, done.stderr);
-    let stdout = done.stdout();
+    let stdout = done.stdout.clone();
     assert!(stdout.contains("not UTF-8"), "{stdout}");
     assert!(
         stdout.trim_end().ends_with("1. 1"),
@@ -1208,15 +1122,12 @@ fn a_flipped_checkpoint_byte_is_damage_with_one_remedy() {
         .spawn()
         .unwrap();
     let checkpoint = dir.path().join("awari/lean-13/checkpoint");
-    let started = Instant::now();
-    while !checkpoint.exists() {
-        if started.elapsed() > LIMIT * 6 || child.try_wait().unwrap().is_some() {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("the lean build of layer 13 saved no checkpoint");
-        }
-        thread::sleep(Duration::from_millis(5));
-    }
+    common::wait_for(
+        &mut child,
+        LIMIT * 6,
+        "the lean build of layer 13 saved a checkpoint",
+        || checkpoint.exists(),
+    );
     let _ = child.kill();
     let _ = child.wait();
     let mut bytes = fs::read(&checkpoint).unwrap();

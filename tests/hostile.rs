@@ -14,11 +14,12 @@ mod common;
 
 use awari::game::{GameRecord, Side};
 use awari::{Board, Rules};
+use common::Done;
 use std::fs;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -85,33 +86,13 @@ fn root() -> PathBuf {
 }
 
 fn scratch() -> TempDir {
-    tempfile::Builder::new()
-        .prefix("t-")
-        .tempdir_in(root())
-        .unwrap()
+    common::scratch_in(&root())
 }
 
 /// Layers 0..=TOP of every preset, built once by the CLI (in memory). Never damaged.
 fn reference_db() -> &'static Path {
     static DB: OnceLock<PathBuf> = OnceLock::new();
-    DB.get_or_init(|| {
-        let dir = common::build_fixture(&root(), TOP);
-        for rules in ["abapa", "grand-slam-captures"] {
-            let out = Command::new(awari_bin())
-                .args(["build", "-q", "--rules", rules, "--max-seeds"])
-                .arg(TOP.to_string())
-                .arg("--db")
-                .arg(&dir)
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "fixture build of {rules} failed: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
-        dir
-    })
+    DB.get_or_init(|| common::build_fixture_of(&root(), &Rules::ALL, TOP))
 }
 
 fn table(db: &Path, rules: &str, n: u32, ext: &str) -> PathBuf {
@@ -121,75 +102,14 @@ fn table(db: &Path, rules: &str, n: u32, ext: &str) -> PathBuf {
 /// A private copy of the reference's `awari` layers `0..=top`, both kinds of file.
 fn copy_db(top: u32) -> TempDir {
     let to = scratch();
-    fs::create_dir_all(to.path().join("awari")).unwrap();
-    for n in 0..=top {
-        for ext in ["awdb", "awdz"] {
-            fs::copy(
-                table(reference_db(), "awari", n, ext),
-                table(to.path(), "awari", n, ext),
-            )
-            .unwrap();
-        }
-    }
+    common::copy_layers(reference_db(), to.path(), Rules::AWARI, 0..=top);
     to
-}
-
-/// What a finished child left.
-struct Done {
-    status: ExitStatus,
-    stdout: String,
-    stderr: String,
 }
 
 /// Runs `cmd` with `stdin` (or none), capturing both outputs; `Err` if it is still
 /// running after LIMIT (it is then killed).
-fn run(mut cmd: Command, stdin: Option<Vec<u8>>) -> Result<Done, String> {
-    let what = format!("{cmd:?}");
-    cmd.stdin(if stdin.is_some() {
-        Stdio::piped()
-    } else {
-        Stdio::null()
-    })
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped());
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| format!("{what}: cannot spawn: {e}"))?;
-    drop(cmd);
-    if let (Some(bytes), Some(mut w)) = (stdin, child.stdin.take()) {
-        thread::spawn(move || {
-            let _ = w.write_all(&bytes);
-        });
-    }
-    let reader = |mut r: Box<dyn Read + Send>| {
-        thread::spawn(move || {
-            let mut v = Vec::new();
-            let _ = r.read_to_end(&mut v);
-            String::from_utf8_lossy(&v).into_owned()
-        })
-    };
-    let out = reader(Box::new(child.stdout.take().unwrap()));
-    let err = reader(Box::new(child.stderr.take().unwrap()));
-    let started = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if started.elapsed() > LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(format!(
-                "still running after {LIMIT:?} (killed); stderr:\n{}",
-                err.join().unwrap()
-            ));
-        }
-        thread::sleep(Duration::from_millis(5));
-    };
-    Ok(Done {
-        status,
-        stdout: out.join().unwrap(),
-        stderr: err.join().unwrap(),
-    })
+fn run(cmd: Command, stdin: Option<Vec<u8>>) -> Result<Done, String> {
+    common::run_limited(cmd, stdin, Stdio::piped(), LIMIT)
 }
 
 fn awari(db: &Path, args: &[&str]) -> Command {
@@ -843,21 +763,9 @@ fn start_serve(db: &Path) -> Result<(Server, String), Done> {
         let _ = err.read_to_end(&mut v);
         String::from_utf8_lossy(&v).into_owned()
     });
-    let mut first = Vec::new();
-    let mut out = child.stdout.take().unwrap();
-    let mut byte = [0u8; 1];
-    while out.read(&mut byte).unwrap_or(0) == 1 && byte[0] != b'\n' {
-        first.push(byte[0]);
-    }
-    let first = String::from_utf8_lossy(&first).into_owned();
-    let addr = first
-        .split("http://")
-        .nth(1)
-        .and_then(|rest| rest.split('/').next())
-        .map(str::to_string);
-    match addr {
-        Some(addr) => Ok((Server(child), addr)),
-        None => {
+    match common::serve_address(&mut child.stdout.take().unwrap()) {
+        Ok(addr) => Ok((Server(child), addr)),
+        Err(first) => {
             let _ = child.kill();
             let status = child.wait().unwrap();
             Err(Done {

@@ -28,21 +28,7 @@ fn layer_size(n: u32) -> u64 {
 
 /// Every placement of `n` seeds in 12 pits, by recursion over the pits.
 fn all_boards(n: u32) -> Vec<Board> {
-    fn fill(pits: &mut [u8; 12], pit: usize, left: u8, out: &mut Vec<Board>) {
-        if pit == 11 {
-            pits[11] = left;
-            out.push(Board::new(*pits).unwrap());
-            return;
-        }
-        for k in 0..=left {
-            pits[pit] = k;
-            fill(pits, pit + 1, left - k, out);
-        }
-        pits[pit] = 0;
-    }
-    let mut out = Vec::new();
-    fill(&mut [0; 12], 0, n as u8, &mut out);
-    out
+    common::every_board(n as u8)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -57,7 +43,7 @@ fn layer_sizes() {
     assert_eq!(size(1), 12);
     // C(13, 11) = 13 * 12 / 2 = 78.
     assert_eq!(size(2), 78);
-    // DESIGN.md section 3: C(21, 11), C(35, 11), C(59, 11).
+    // docs/overview.md, "The index": C(21, 11), C(35, 11), C(59, 11).
     assert_eq!(size(10), 352_716);
     assert_eq!(size(24), 417_225_900);
     assert_eq!(size(48), 279_871_768_995);

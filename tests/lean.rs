@@ -1,4 +1,4 @@
-//! The lean pass (issue 8): the same files as the in-memory pass, byte for byte, however
+//! The lean pass: the same files as the in-memory pass, byte for byte, however
 //! small its buffer; a build killed mid-layer resumes from its checkpoint and still writes
 //! the same bytes; the automatic choice; damaged scratch files and a full disk are clear
 //! errors.
@@ -12,15 +12,11 @@ use awari::store::{table_path, TableKind};
 use awari::Rules;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tempfile::TempDir;
 
 fn scratch() -> TempDir {
-    tempfile::Builder::new()
-        .prefix("t-")
-        .tempdir_in(common::scratch_root("awari-lean-tests"))
-        .unwrap()
+    common::scratch_in(&common::scratch_root("awari-lean-tests"))
 }
 
 fn awari() -> Command {
@@ -38,20 +34,10 @@ fn in_memory(db: &Path, rules: Rules, top: u32) {
 
 /// Every values and distances file of layers `0..=top` is the same in both folders.
 fn assert_same_files(reference: &Path, other: &Path, rules: Rules, top: u32) {
-    for n in 0..=top {
-        for kind in [TableKind::Values, TableKind::Distances] {
-            let a = std::fs::read(table_path(reference, rules, n, kind)).unwrap();
-            let b = std::fs::read(table_path(other, rules, n, kind))
-                .unwrap_or_else(|e| panic!("{rules} layer {n} {kind:?}: {e}"));
-            assert!(
-                a == b,
-                "{rules} layer {n} {kind:?}: the lean pass wrote other bytes"
-            );
-        }
-    }
+    common::assert_same_files(reference, other, rules, top, "the lean pass");
 }
 
-/// The issue's test: layers 0..=14 of all three presets, the lean pass forced to spill
+/// Layers 0..=14 of all three presets, the lean pass forced to spill
 /// with a tiny buffer (64 KiB: 8,192 entries, against rounds of up to hundreds of
 /// thousands). For one preset it also saves a checkpoint after every round, so every
 /// save is exercised on the way.
@@ -94,27 +80,14 @@ fn checkpoint_threshold(db: &Path, n: u32) -> Option<u32> {
         .and_then(|t| t.parse().ok())
 }
 
-/// Copies the files of layers `0..=top` from `from` to `to`.
+/// Copies the files of layers `0..=top` of `awari` from `from` to `to`.
 fn copy_layers(from: &Path, to: &Path, top: u32) {
-    for n in 0..=top {
-        for kind in [TableKind::Values, TableKind::Distances] {
-            let target = table_path(to, Rules::AWARI, n, kind);
-            std::fs::create_dir_all(target.parent().unwrap()).unwrap();
-            std::fs::copy(table_path(from, Rules::AWARI, n, kind), target).unwrap();
-        }
-    }
+    common::copy_layers(from, to, Rules::AWARI, 0..=top);
 }
 
 /// Waits (polling) until `ready` holds, failing after `limit` or if `child` ends first.
-fn wait_until(child: &mut std::process::Child, limit: Duration, mut ready: impl FnMut() -> bool) {
-    let started = Instant::now();
-    while !ready() {
-        if let Some(status) = child.try_wait().unwrap() {
-            panic!("the build ended ({status}) before it could be killed mid-layer");
-        }
-        assert!(started.elapsed() < limit, "the build never got there");
-        thread::sleep(Duration::from_millis(2));
-    }
+fn wait_until(child: &mut std::process::Child, limit: Duration, ready: impl FnMut() -> bool) {
+    common::wait_for(child, limit, "it could be killed mid-layer", ready);
 }
 
 fn lean_build(db: &Path, top: u32) -> Command {
@@ -312,8 +285,10 @@ fn the_build_chooses_the_lean_pass_above_the_memory_limit() {
 
 /// A layer whose scratch files and tables would not fit on the disk is refused before it
 /// starts, with the space needed and the space free. Needs a small file system: a tmpfs
-/// mounted for the test (root only; elsewhere the test says so and checks nothing).
+/// mounted for the test, which only root can do, so a plain `cargo test` ignores it
+/// (`.ci/run` runs it with `--ignored`).
 #[test]
+#[ignore = "needs root to mount a 2 MiB tmpfs; run with --ignored (.ci/run does)"]
 fn a_layer_that_would_fill_the_disk_is_refused() {
     let dir = scratch();
     let small = dir.path().join("small");
@@ -324,10 +299,11 @@ fn a_layer_that_would_fill_the_disk_is_refused() {
         .stderr(Stdio::null())
         .status()
         .is_ok_and(|s| s.success());
-    if !mounted {
-        eprintln!("cannot mount a small tmpfs here (not root?): the disk check is not tested");
-        return;
-    }
+    assert!(
+        mounted,
+        "cannot mount a 2 MiB tmpfs on {} (this test needs root)",
+        small.display()
+    );
     let out = awari()
         .args(["build", "-q", "--lean", "--max-seeds", "12", "--db"])
         .arg(&small)
@@ -401,13 +377,7 @@ fn fabricate_scratch(db: &Path, n: u32, ranks: bool) {
             std::fs::write(dir.join("exits.bin"), b"stale exits of a killed rank").unwrap();
         }
     } else {
-        std::fs::create_dir_all(&lean).unwrap();
-        std::fs::write(
-            lean.join("checkpoint"),
-            b"a stale single-process checkpoint",
-        )
-        .unwrap();
-        std::fs::write(lean.join("exits.bin"), b"stale exits").unwrap();
+        common::stale_lean_checkpoint(&lean);
     }
 }
 

@@ -1,4 +1,4 @@
-//! `awari build --mpi` (issue 9), run with `cargo test --features mpi --test mpi` (Open MPI
+//! `awari build --mpi`, run with `cargo test --features mpi --test mpi` (Open MPI
 //! installed; `.ci/run` installs it): any number of ranks writes the files a single
 //! process writes, byte for byte; a killed rank stops the job and the same command
 //! resumes; without mpirun, a clear error.
@@ -10,6 +10,7 @@ use awari::build::{build, BuildOptions, PassChoice};
 use awari::solve::Quiet;
 use awari::store::{table_path, LayerFile, TableKind};
 use awari::Rules;
+use common::assert_same_files;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::thread;
@@ -17,10 +18,7 @@ use std::time::{Duration, Instant};
 use tempfile::TempDir;
 
 fn scratch() -> TempDir {
-    tempfile::Builder::new()
-        .prefix("t-")
-        .tempdir_in(common::scratch_root("awari-mpi-tests"))
-        .unwrap()
+    common::scratch_in(&common::scratch_root("awari-mpi-tests"))
 }
 
 /// `mpirun -np P awari build --mpi …` on this machine (loopback, more ranks than cores
@@ -61,17 +59,6 @@ fn reference(rules: Rules, top: u32) -> TempDir {
     dir
 }
 
-fn assert_same_files(reference: &Path, other: &Path, rules: Rules, top: u32, what: &str) {
-    for n in 0..=top {
-        for kind in [TableKind::Values, TableKind::Distances] {
-            let a = std::fs::read(table_path(reference, rules, n, kind)).unwrap();
-            let b = std::fs::read(table_path(other, rules, n, kind))
-                .unwrap_or_else(|e| panic!("{what}: {rules} layer {n} {kind:?}: {e}"));
-            assert!(a == b, "{what}: {rules} layer {n} {kind:?} differs");
-        }
-    }
-}
-
 fn ok(out: &Output, what: &str) {
     assert!(
         out.status.success(),
@@ -81,7 +68,7 @@ fn ok(out: &Output, what: &str) {
     );
 }
 
-/// The issue's test: P = 1, 2, 3 and 4 ranks, layers 0..=18 of every preset, the same
+/// P = 1, 2, 3 and 4 ranks, layers 0..=18 of every preset, the same
 /// bytes as the single-process build.
 #[test]
 fn any_number_of_ranks_writes_the_files_of_a_single_process() {
@@ -203,21 +190,9 @@ fn a_partitioned_build_clears_a_single_process_checkpoint() {
     const TOP: u32 = 12;
     let single = reference(Rules::AWARI, TOP);
     let dir = scratch();
-    for n in 0..TOP {
-        for kind in [TableKind::Values, TableKind::Distances] {
-            let to = table_path(dir.path(), Rules::AWARI, n, kind);
-            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-            std::fs::copy(table_path(single.path(), Rules::AWARI, n, kind), to).unwrap();
-        }
-    }
+    common::copy_layers(single.path(), dir.path(), Rules::AWARI, 0..=TOP - 1);
     let lean = awari::solve::lean::scratch_dir(dir.path(), Rules::AWARI, TOP);
-    std::fs::create_dir_all(&lean).unwrap();
-    std::fs::write(
-        lean.join("checkpoint"),
-        b"a stale single-process checkpoint",
-    )
-    .unwrap();
-    std::fs::write(lean.join("exits.bin"), b"stale exits").unwrap();
+    common::stale_lean_checkpoint(&lean);
     let out = mpirun(2, Rules::AWARI, TOP, dir.path()).output().unwrap();
     ok(&out, "2 ranks over a checkpoint");
     assert_same_files(single.path(), dir.path(), Rules::AWARI, TOP, "2 ranks");

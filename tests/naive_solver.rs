@@ -42,6 +42,9 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 use std::time::Instant;
 
+mod common;
+use common::boards_of_layer;
+
 /// Layers the exhaustive comparison covers. Layers `0..=10` (646,646 positions per preset)
 /// take about 3 s of naive solving per preset at opt-level 3 on the 2-core dev machine;
 /// `0..=12` (2,704,156 per preset) take 14–17 s, and are needed anyway for the value of the
@@ -59,25 +62,6 @@ impl NaiveLayer {
     pub fn value_of(&self, pits: &[u8; 12]) -> i8 {
         self.values[self.index[pits]]
     }
-}
-
-/// Every placement of `n` seeds in 12 pits, by plain recursion over the pits.
-pub fn boards_of_layer(n: u32) -> Vec<[u8; 12]> {
-    fn place(pit: usize, left: u8, current: &mut [u8; 12], out: &mut Vec<[u8; 12]>) {
-        if pit == 11 {
-            current[11] = left;
-            out.push(*current);
-            return;
-        }
-        for k in 0..=left {
-            current[pit] = k;
-            place(pit + 1, left - k, current, out);
-        }
-        current[pit] = 0;
-    }
-    let mut out = Vec::new();
-    place(0, n as u8, &mut [0; 12], &mut out);
-    out
 }
 
 /// Solves layer `n` given the solved layers `0..n` (`lower[m]` is layer `m`).
@@ -449,7 +433,7 @@ fn opening_with_one_seed_per_pit() {
     }
 }
 
-/// `awari stats --json` (issue: value distribution per layer) against the naive solver: for
+/// `awari stats --json` (the value distribution per layer) against the naive solver: for
 /// every preset, build layers 0..=10 with the CLI, then every layer's histogram, wins, draws
 /// and losses must equal the naive solver's, and the counts must add up to C(n+11, 11).
 fn stats_match_naive(rules: Rules) {

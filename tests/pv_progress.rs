@@ -1,4 +1,4 @@
-//! The principal variation makes progress (issue 11, item 2): for every position of layers
+//! The principal variation makes progress: for every position of layers
 //! 0..=8, and an evenly spaced sample of layers 9 and 10, whose value is not 0, perfect
 //! play as `Database::principal_variation` plays it reaches a capture or the end of the
 //! game; it never goes round in the starting layer while the value says a capture is

@@ -1,4 +1,5 @@
-//! The rules of DESIGN.md section 1, one test per statement, each on a worked board.
+//! The rules of docs/overview.md ("The game and the rules"), one test per statement, each
+//! on a worked board.
 //!
 //! Boards are written mover-relative: pits 0..=5 are the side to move's, 6..=11 the
 //! opponent's, sowing 0 → 1 → … → 11 → 0. A `Move.child` is the board after the move with

@@ -5,11 +5,9 @@
 //! positions of layers LOW+1..=12 must be searched there while their true values are known
 //! from the full folder.
 
-use awari::build::{build, BuildOptions};
 use awari::game::{EndReason, GameRecord, Side};
 use awari::rules::Turn;
 use awari::search::{analyse, choose_move, Level, Limits, Rng};
-use awari::store;
 use awari::{Board, Database, Rules};
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -20,8 +18,7 @@ mod common;
 const TOP: u32 = 12;
 const LOW: u32 = 9;
 
-/// The two folders, under Cargo's per-target scratch folder (statics are never dropped, so
-/// folders left by runs more than an hour old are removed here).
+/// The two folders, under Cargo's per-target scratch folder.
 struct Fixture {
     full: PathBuf,
     partial: PathBuf,
@@ -30,31 +27,10 @@ struct Fixture {
 fn fixture() -> &'static Fixture {
     static F: OnceLock<Fixture> = OnceLock::new();
     F.get_or_init(|| {
-        let root = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("awari-search-tests");
-        std::fs::create_dir_all(&root).unwrap();
-        common::remove_stale(&root);
-        let dir = tempfile::Builder::new()
-            .prefix("db-")
-            .tempdir_in(&root)
-            .unwrap()
-            .keep();
-        let full = dir.join("full");
-        let partial = dir.join("partial");
-        build(
-            &BuildOptions::new(full.clone(), Rules::AWARI, TOP),
-            &awari::solve::Quiet,
-        )
-        .unwrap();
-        std::fs::create_dir_all(store::rules_dir(&partial, Rules::AWARI)).unwrap();
-        for n in 0..=LOW {
-            for kind in [store::TableKind::Values, store::TableKind::Distances] {
-                std::fs::copy(
-                    store::table_path(&full, Rules::AWARI, n, kind),
-                    store::table_path(&partial, Rules::AWARI, n, kind),
-                )
-                .unwrap();
-            }
-        }
+        let root = common::scratch_root("awari-search-tests");
+        let full = common::library_fixture(&root, Rules::AWARI, TOP);
+        let partial = common::kept_dir(&root);
+        common::copy_layers(&full, &partial, Rules::AWARI, 0..=LOW);
         Fixture { full, partial }
     })
 }

@@ -5,7 +5,6 @@
 //! Each test starts its own server (`--port 0`; the address is read from its first line)
 //! and kills it when done. Layers 0..=12 of `awari` are built once per test binary.
 
-use awari::build::{build, BuildOptions};
 use awari::game::{GameRecord, Side};
 use awari::{Board, Database, Rules};
 use serde_json::{json, Value};
@@ -26,20 +25,11 @@ const THINK_MS: u64 = 300;
 fn db_dir() -> &'static Path {
     static DB: OnceLock<PathBuf> = OnceLock::new();
     DB.get_or_init(|| {
-        let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("awari-serve-tests");
-        std::fs::create_dir_all(&root).unwrap();
-        common::remove_stale(&root);
-        let dir = tempfile::Builder::new()
-            .prefix("db-")
-            .tempdir_in(&root)
-            .unwrap()
-            .keep();
-        build(
-            &BuildOptions::new(dir.clone(), Rules::AWARI, TOP),
-            &awari::solve::Quiet,
+        common::library_fixture(
+            &common::scratch_root("awari-serve-tests"),
+            Rules::AWARI,
+            TOP,
         )
-        .unwrap();
-        dir
     })
 }
 
@@ -69,16 +59,9 @@ impl Server {
             .stdout(Stdio::piped())
             .spawn()
             .unwrap();
-        let mut first = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut first)
-            .unwrap();
-        let addr = first
-            .split("http://")
-            .nth(1)
-            .and_then(|rest| rest.split('/').next())
-            .unwrap_or_else(|| panic!("no address in {first:?}"))
-            .to_string();
+        // The pipe is closed after the first line, as the server allows.
+        let addr = common::serve_address(&mut child.stdout.take().unwrap())
+            .unwrap_or_else(|first| panic!("no address in {first:?}"));
         assert!(addr.starts_with("127.0.0.1:"), "{addr}");
         Server { child, addr }
     }
@@ -361,14 +344,23 @@ struct Browser {
     _profile: tempfile::TempDir,
 }
 
-fn chromium_path() -> Option<PathBuf> {
+/// Headless Chromium: `AWARI_CHROMIUM`, else Debian's. The browser tests are ignored by a
+/// plain `cargo test` (`.ci/run` installs Chromium and runs them with `--ignored`); asked
+/// for without a browser, they fail saying so rather than pass having checked nothing.
+fn chromium_path() -> PathBuf {
     if let Some(p) = std::env::var_os("AWARI_CHROMIUM") {
-        return Some(PathBuf::from(p));
+        return PathBuf::from(p);
     }
     ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
         .iter()
         .map(PathBuf::from)
         .find(|p| p.exists())
+        .unwrap_or_else(|| {
+            panic!(
+                "this test needs headless Chromium: apt-get install chromium, or set \
+                 AWARI_CHROMIUM to its path"
+            )
+        })
 }
 
 impl Browser {
@@ -491,14 +483,9 @@ impl Drop for Browser {
 }
 
 #[test]
+#[ignore = "needs headless Chromium; run with --ignored (.ci/run does)"]
 fn the_page_in_a_real_browser_shows_values_and_the_computer_answers() {
-    let Some(chromium) = chromium_path() else {
-        if std::env::var("CI").is_ok_and(|v| v == "true") {
-            panic!("chromium is missing (apt-get install chromium); CI must run the browser test");
-        }
-        eprintln!("SKIPPED: no chromium at /usr/bin/chromium (set AWARI_CHROMIUM)");
-        return;
-    };
+    let chromium = chromium_path();
     let server = Server::start();
     let db = Database::open(db_dir(), Rules::AWARI).unwrap();
     let board: Board = "2 1 0 3 1 1 1 2 0 1 0 0".parse().unwrap();
@@ -702,14 +689,9 @@ fn analyze_judges_every_move_against_the_tables() {
 }
 
 #[test]
+#[ignore = "needs headless Chromium; run with --ignored (.ci/run does)"]
 fn the_page_edits_positions_undoes_and_loads_move_lists() {
-    let Some(chromium) = chromium_path() else {
-        if std::env::var("CI").is_ok_and(|v| v == "true") {
-            panic!("chromium is missing (apt-get install chromium); CI must run the browser test");
-        }
-        eprintln!("SKIPPED: no chromium at /usr/bin/chromium (set AWARI_CHROMIUM)");
-        return;
-    };
+    let chromium = chromium_path();
     let server = Server::start();
     let db = Database::open(db_dir(), Rules::AWARI).unwrap();
     let board: Board = "2 1 0 3 1 1 1 2 0 1 0 0".parse().unwrap();
@@ -836,16 +818,9 @@ impl Limited {
             .stderr(Stdio::from(stderr.reopen().unwrap()))
             .spawn()
             .unwrap();
-        let mut first = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut first)
-            .unwrap();
-        let addr = first
-            .split("http://")
-            .nth(1)
-            .and_then(|rest| rest.split('/').next())
-            .unwrap_or_else(|| panic!("no address in {first:?}"))
-            .to_string();
+        // The pipe is closed after the first line, as the server allows.
+        let addr = common::serve_address(&mut child.stdout.take().unwrap())
+            .unwrap_or_else(|first| panic!("no address in {first:?}"));
         Limited {
             server: Server { child, addr },
             stderr,

@@ -45,12 +45,34 @@ fn layer_missing(py: Python<'_>, message: String, seeds: u32) -> PyErr {
     err
 }
 
+/// A missing layer's message with the command that builds it: the library's message says
+/// what is missing, and the package's documentation promises the remedy too.
+fn missing_text(e: &ProbeError) -> String {
+    match e {
+        ProbeError::LayerMissing { seeds, rules, dir } => format!(
+            "{e}; run: awari build --rules {rules} --max-seeds {seeds} --db {}",
+            awari::store::shell_word(dir)
+        ),
+        ProbeError::DistancesMissing {
+            seeds, rules, dir, ..
+        } => format!(
+            "{e}; build the layer again: awari build --rules {rules} --max-seeds {seeds} --db {}",
+            awari::store::shell_word(dir)
+        ),
+        ProbeError::BoundsMissing { seeds, rules, dir } => format!(
+            "{e}; run: awari build --cycles bounds --rules {rules} --max-seeds {seeds} --db {}",
+            awari::store::shell_word(dir)
+        ),
+        ProbeError::Store(_) => e.to_string(),
+    }
+}
+
 fn probe_error(py: Python<'_>, e: ProbeError) -> PyErr {
     match e {
         // A layer without its distances is not fully built: the same remedy, a build.
         ProbeError::LayerMissing { seeds, .. }
         | ProbeError::DistancesMissing { seeds, .. }
-        | ProbeError::BoundsMissing { seeds, .. } => layer_missing(py, e.to_string(), seeds),
+        | ProbeError::BoundsMissing { seeds, .. } => layer_missing(py, missing_text(&e), seeds),
         ProbeError::Store(e) => store_error(e),
     }
 }
@@ -323,9 +345,11 @@ impl Database {
             Err(RowError::Missing(row, e)) => match e {
                 ProbeError::LayerMissing { seeds, .. }
                 | ProbeError::DistancesMissing { seeds, .. }
-                | ProbeError::BoundsMissing { seeds, .. } => {
-                    Err(layer_missing(py, format!("row {row}: {e}"), seeds))
-                }
+                | ProbeError::BoundsMissing { seeds, .. } => Err(layer_missing(
+                    py,
+                    format!("row {row}: {}", missing_text(&e)),
+                    seeds,
+                )),
                 ProbeError::Store(e) => Err(store_error(e)),
             },
         }

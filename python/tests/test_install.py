@@ -1,5 +1,5 @@
 """The README's install command in a fresh virtual environment, then the Romein & Bal
-check from a database built by the CLI (the issue's "done when")."""
+check from a database built by the CLI."""
 
 import os
 import subprocess

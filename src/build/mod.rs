@@ -27,8 +27,8 @@ use std::time::Instant;
 pub const MAX_THREADS: usize = 1024;
 
 /// The zstd level of the distances files, or the values' level if lower. Measured on
-/// layer 20 (README): level 3 compresses the rounds almost as well as level 9 in a fraction
-/// of the time, and the distances are read far less often than the values.
+/// layer 20 (docs/measurements.md): level 3 compresses the rounds almost as well as level 9
+/// in a fraction of the time, and the distances are read far less often than the values.
 const DISTANCES_ZSTD_LEVEL: i32 = 3;
 
 /// What to build.
@@ -147,7 +147,7 @@ impl BuildObserver for solve::Quiet {}
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
     /// More seeds than the game has.
-    #[error("--max-seeds {0} is beyond the 48 seeds of the game")]
+    #[error("a build up to {0} seeds is beyond the 48 seeds of the game")]
     TooManySeeds(u32),
     /// A layer larger than the solver handles.
     #[error("layer {seeds} is beyond what this solver builds (at most {limit} seeds)")]
@@ -158,7 +158,7 @@ pub enum BuildError {
         limit: u32,
     },
     /// The largest layer would need more memory than allowed (refused before any work).
-    #[error("layer {seeds} needs about {} of memory to build, over the limit of {}; lower --max-seeds or raise --memory-limit", size_text(*need_gib), size_text(*limit_gib))]
+    #[error("layer {seeds} needs about {} of memory to build, over the limit of {}", size_text(*need_gib), size_text(*limit_gib))]
     OverMemory {
         /// The layer.
         seeds: u32,
@@ -179,7 +179,7 @@ pub enum BuildError {
     #[error("cannot start {0} worker threads: {1}")]
     Threads(usize, String),
     /// A thread count out of range.
-    #[error("--threads {0} is out of range (1..={MAX_THREADS})")]
+    #[error("{0} worker threads is out of range (1..={MAX_THREADS})")]
     ThreadCount(usize),
     /// Not enough free disk space for a layer (refused before it starts).
     #[error("layer {seeds} needs about {} of free disk space in {}, {} are free; free some space or build elsewhere", size_text(*need_gib), dir.display(), size_text(*free_gib))]
@@ -259,7 +259,8 @@ pub(crate) fn existing_layer_error(e: StoreError) -> BuildError {
 /// Estimated peak memory to build layer `n`: every lower layer uncompressed (one byte a
 /// position), the working state, and room for the frontier (8 bytes an entry, held twice
 /// while a round's pieces are joined) and the compressed blocks being written. The
-/// allowance of 2 bytes a position covers the peaks measured up to layer 24 (README).
+/// allowance of 2 bytes a position covers the peaks measured up to layer 24
+/// (docs/measurements.md).
 pub fn memory_needed(n: u32) -> u64 {
     let lower = if n == 0 { 0 } else { index::size_up_to(n - 1) };
     let size = index::size(n);

@@ -12,6 +12,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Free bytes on the file system holding `dir`, if the OS says.
+#[cfg(unix)]
 pub(crate) fn free_disk(dir: &Path) -> Option<u64> {
     use std::os::unix::ffi::OsStrExt;
     let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
@@ -25,6 +26,13 @@ pub(crate) fn free_disk(dir: &Path) -> Option<u64> {
         stat.assume_init()
     };
     Some(stat.f_bavail as u64 * stat.f_frsize as u64)
+}
+
+/// Without `statvfs` the free space is unknown, and the disk check is skipped: a full disk
+/// is then a write error, which still removes the layer's temporary files.
+#[cfg(not(unix))]
+pub(crate) fn free_disk(_dir: &Path) -> Option<u64> {
+    None
 }
 
 /// Free disk space a layer needs, by folder: the tables (at most a byte a position for

@@ -155,7 +155,11 @@ fn values_mpi(opts: BuildOptions, quiet: bool) -> Result<bool> {
             Ok(true)
         }
         Err(e) => {
-            tell!("error: rank {}: {e}", cluster.rank());
+            tell!(
+                "error: rank {}: {}",
+                cluster.rank(),
+                output::error_line(&e.into())
+            );
             cluster.abort(1)
         }
     }

@@ -124,7 +124,7 @@ pub fn shown(text: &str) -> String {
 pub fn error_line(e: &anyhow::Error) -> String {
     let mut line = String::new();
     for cause in e.chain() {
-        let text = cause.to_string();
+        let text = with_advice(cause).unwrap_or_else(|| cause.to_string());
         if text.is_empty() || line.contains(&text) {
             continue;
         }
@@ -134,6 +134,79 @@ pub fn error_line(e: &anyhow::Error) -> String {
         line.push_str(&text);
     }
     clip_line(&line)
+}
+
+/// The library's errors describe the problem; the command line adds what to run or which
+/// flag to change, since only it knows its commands and flags. `None` for an error that
+/// needs no advice.
+fn with_advice(cause: &(dyn std::error::Error + 'static)) -> Option<String> {
+    use awari::build::BuildError;
+    use awari::probe::ProbeError;
+    use awari::store::shell_word;
+    use awari::verify::VerifyError;
+
+    let build = |rules: &dyn std::fmt::Display, seeds: u32, dir: &std::path::Path| {
+        format!(
+            "awari build --rules {rules} --max-seeds {seeds} --db {}",
+            shell_word(dir)
+        )
+    };
+    let probe = |e: &ProbeError| match e {
+        ProbeError::LayerMissing { seeds, rules, dir } => {
+            Some(format!("{e}; run: {}", build(rules, *seeds, dir)))
+        }
+        ProbeError::DistancesMissing {
+            seeds, rules, dir, ..
+        } => Some(format!(
+            "{e}; build the layer again: {}",
+            build(rules, *seeds, dir)
+        )),
+        ProbeError::BoundsMissing { seeds, rules, dir } => Some(format!(
+            "{e}; run: awari build --cycles bounds --rules {rules} --max-seeds {seeds} --db {}",
+            shell_word(dir)
+        )),
+        ProbeError::Store(_) => None,
+    };
+    if let Some(e) = cause.downcast_ref::<ProbeError>() {
+        return probe(e);
+    }
+    if let Some(e) = cause.downcast_ref::<VerifyError>() {
+        return match e {
+            VerifyError::Incomplete {
+                seeds, rules, dir, ..
+            } => Some(format!(
+                "{e}; build it again: {}",
+                build(rules, *seeds, dir)
+            )),
+            // Transparent: the probe error is not a cause of its own in the chain.
+            VerifyError::Probe(p) => probe(p),
+            _ => None,
+        };
+    }
+    if let Some(e) = cause.downcast_ref::<BuildError>() {
+        return match e {
+            BuildError::TooManySeeds(n) => Some(format!(
+                "--max-seeds {n} is beyond the {} seeds of the game",
+                awari::MAX_SEEDS
+            )),
+            BuildError::ThreadCount(n) => Some(format!(
+                "--threads {n} is out of range (1..={})",
+                awari::build::MAX_THREADS
+            )),
+            BuildError::OverMemory { .. } => {
+                Some(format!("{e}; lower --max-seeds or raise --memory-limit"))
+            }
+            _ => None,
+        };
+    }
+    #[cfg(feature = "mpi")]
+    if let Some(awari::mpi::ClusterError::NoLauncher) = cause.downcast_ref() {
+        return Some(
+            "--mpi needs to be started by mpirun, e.g.: mpirun -np 4 awari build --mpi --max-seeds 20 --db DIR"
+                .into(),
+        );
+    }
+    None
 }
 
 /// An error message as printed: one line (line breaks escaped), at most a few hundred

@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum ProbeError {
     /// The layer of the board is not in the database.
-    #[error("layer {seeds} ({seeds} seeds on the board) of rules '{rules}' is not built in {}; run: awari build --rules {rules} --max-seeds {seeds} --db {}", dir.display(), crate::store::shell_word(dir))]
+    #[error("layer {seeds} ({seeds} seeds on the board) of rules '{rules}' is not built in {}", dir.display())]
     LayerMissing {
         /// The layer.
         seeds: u32,
@@ -41,7 +41,7 @@ pub enum ProbeError {
         dir: PathBuf,
     },
     /// The bounds layer of the board is not built (see [`BoundsDatabase`]).
-    #[error("bounds layer {seeds} ({seeds} seeds on the board) of rules '{rules}' is not built in {}; run: awari build --cycles bounds --rules {rules} --max-seeds {seeds} --db {}", dir.display(), crate::store::shell_word(dir))]
+    #[error("bounds layer {seeds} ({seeds} seeds on the board) of rules '{rules}' is not built in {}", dir.display())]
     BoundsMissing {
         /// The layer.
         seeds: u32,
@@ -53,7 +53,7 @@ pub enum ProbeError {
     /// A principal variation needs the distances of a layer that has its values but no
     /// distances file: the layer is incomplete, and working the distances out by a search
     /// can take minutes.
-    #[error("layer {seeds} of rules '{rules}' has no distances file ({}), which a principal variation needs to steer best play to its capture; build the layer again: awari build --rules {rules} --max-seeds {seeds} --db {}", path.display(), dir.display())]
+    #[error("layer {seeds} of rules '{rules}' has no distances file ({}), which a principal variation needs to steer best play to its capture", path.display())]
     DistancesMissing {
         /// The layer.
         seeds: u32,
@@ -241,7 +241,7 @@ impl Database {
     }
 
     /// As [`Database::open`], but memory-maps the files, which saves a copy per cold block
-    /// read (the README has the figures).
+    /// read (docs/measurements.md has the figures).
     ///
     /// # Safety
     ///

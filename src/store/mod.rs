@@ -45,7 +45,8 @@ pub use header::{FIXED_LEN as FIXED_HEADER, MAGIC, VERSION};
 
 /// Histogram buckets: values −48..=48.
 pub(crate) const HISTOGRAM_LEN: usize = 2 * MAX_SEEDS as usize + 1;
-/// Default positions per block: see the README for the measurements behind it.
+/// Default positions per block: docs/format.md ("Block size and encoding") has the
+/// measurements behind it.
 pub const DEFAULT_BLOCK: u32 = 1 << 14;
 
 /// What a table file holds, one byte per position (the header's encoding byte).

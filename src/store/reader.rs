@@ -12,7 +12,6 @@ use memmap2::Mmap;
 use rayon::prelude::*;
 use std::cell::RefCell;
 use std::fs::File;
-use std::os::unix::fs::FileExt;
 use xxhash_rust::xxh3::xxh3_64;
 
 /// Where the bytes come from.
@@ -291,7 +290,7 @@ impl LayerFile {
 
     fn read_into(&self, offset: u64, buf: &mut [u8]) -> Result<(), StoreError> {
         match &self.source {
-            Source::Read(f) => f.read_exact_at(buf, offset).map_err(|e| {
+            Source::Read(f) => read_exact_at(f, buf, offset).map_err(|e| {
                 if e.kind() == std::io::ErrorKind::UnexpectedEof {
                     self.corrupted("the file is shorter than when it was opened".into())
                 } else {
@@ -474,4 +473,36 @@ pub(crate) fn open_regular(path: &Path) -> Result<File, StoreError> {
         return Err(not_a_file());
     }
     Ok(file)
+}
+
+/// Fills `buf` from `offset` without moving a shared cursor, so threads can read blocks of
+/// one open file at once.
+#[cfg(unix)]
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+/// Windows has no `read_exact_at`: `seek_read` reads at an offset, perhaps short.
+#[cfg(windows)]
+fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> std::io::Result<()> {
+    use std::os::windows::fs::FileExt;
+    while !buf.is_empty() {
+        match file.seek_read(buf, offset) {
+            Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            Ok(n) => {
+                buf = &mut buf[n..];
+                offset += n as u64;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// Elsewhere there is no positioned read: such a platform can still open the files with
+/// [`LayerFile::open_mapped`].
+#[cfg(not(any(unix, windows)))]
+fn read_exact_at(_file: &File, _buf: &mut [u8], _offset: u64) -> std::io::Result<()> {
+    Err(std::io::ErrorKind::Unsupported.into())
 }

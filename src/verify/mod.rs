@@ -60,7 +60,7 @@ pub enum VerifyError {
     Store(#[from] StoreError),
     /// A layer has its values but not every table a finished layer has (see
     /// [`crate::store::layer_state`]).
-    #[error("layer {seeds} is incomplete ({why}); build it again: awari build --rules {rules} --max-seeds {seeds} --db {}", dir.display())]
+    #[error("layer {seeds} is incomplete ({why})")]
     Incomplete {
         /// The layer.
         seeds: u32,
