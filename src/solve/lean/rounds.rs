@@ -1,0 +1,395 @@
+//! The rounds of a threshold: round 0 from the exits file, each later round from the
+//! previous one's runs by un-sowing to the parents, and the buffer that keeps a round's
+//! settled positions in memory or spills them as sorted runs.
+
+use super::*;
+
+impl Pass<'_> {
+    /// Round 0 of threshold `t`: the positions the exits settle.
+    pub(super) fn round_zero(
+        &self,
+        t: u32,
+        nib: &Nibbles,
+        held: &AtomicU64,
+    ) -> Result<Vec<Run>, StoreError> {
+        let n = self.n;
+        let spill = Spiller::new(self, t, 0, held);
+        let path = self.dir.join("exits.bin");
+        let mut reader = ChunkReader::open(&path)?;
+        let (win, lose) = (t as i8 as u8, (-(t as i8)) as u8);
+        let mut first = self.lo;
+        loop {
+            let mut group = Vec::with_capacity(EXIT_GROUP);
+            while group.len() < EXIT_GROUP {
+                match reader.next_packed()? {
+                    Some(p) => group.push(p),
+                    None => break,
+                }
+            }
+            if group.is_empty() {
+                break;
+            }
+            let starts: Vec<u64> = group
+                .iter()
+                .scan(first, |at, p| {
+                    let s = *at;
+                    *at += p.raw_len as u64;
+                    Some(s)
+                })
+                .collect();
+            first = starts.last().copied().unwrap_or(first)
+                + group.last().map_or(0, |p| p.raw_len as u64);
+            let found: Vec<Vec<Settled>> = group
+                .par_iter()
+                .zip(starts.par_iter())
+                .map(|(packed, &s)| -> Result<Vec<Settled>, StoreError> {
+                    let raw = packed.unpack(&path)?;
+                    let mut found = Vec::new();
+                    for (b, block) in raw.chunks(64).enumerate() {
+                        let mut hits = 0u64;
+                        for (j, &e) in block.iter().enumerate() {
+                            hits |= u64::from((e == win) | (e == lose)) << j;
+                        }
+                        while hits != 0 {
+                            let j = hits.trailing_zeros() as usize;
+                            hits &= hits - 1;
+                            let k = 64 * b + j;
+                            let q = s + k as u64;
+                            let local = q - self.lo;
+                            let settled = if raw[k] == win {
+                                (nib.settle(local) == Update::Settled).then_some(false)
+                            } else {
+                                (nib.mark_low_exit(local) == Update::Settled).then_some(true)
+                            };
+                            if let Some(lost) = settled {
+                                found.push(Settled::new(&board_at(n, q), lost));
+                            }
+                        }
+                    }
+                    Ok(found)
+                })
+                .collect::<Result<_, _>>()?;
+            for f in found {
+                self.observer.advance(f.len() as u64);
+                spill.push(f)?;
+            }
+        }
+        if first != self.hi {
+            return Err(StoreError::Corrupted {
+                path,
+                what: format!(
+                    "holds {} exits, this share of the layer has {}",
+                    first - self.lo,
+                    self.hi - self.lo
+                ),
+            });
+        }
+        spill.finish()
+    }
+
+    /// Round `round` of threshold `t`: the parents that the positions of `frontier`
+    /// decide. Parents in another rank's share are sent to it, a batch of the frontier at
+    /// a time (`batches` in all, the same on every rank), and this rank applies what the
+    /// others send.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn propagate(
+        &self,
+        t: u32,
+        round: u32,
+        frontier: &[Run],
+        batches: u64,
+        nib: &Nibbles,
+        held: &AtomicU64,
+        ex: &dyn Exchange,
+    ) -> Result<Vec<Run>, StoreError> {
+        let spill = Spiller::new(self, t, round, held);
+        let ranks = ex.ranks();
+        let mut feed = Feed {
+            dir: &self.dir,
+            runs: frontier,
+            next: 0,
+            at: 0,
+            reader: None,
+        };
+        let mut batch: Vec<Settled> = Vec::with_capacity(FRONTIER_BATCH);
+        for _ in 0..batches {
+            feed.fill(&mut batch, FRONTIER_BATCH)?;
+            let results: Vec<(Vec<Settled>, Vec<Vec<u64>>)> = batch
+                .par_chunks(4096)
+                .map(|chunk| self.parents(chunk, nib, ranks))
+                .collect();
+            let mut outgoing = vec![Vec::new(); ranks];
+            for (found, out) in results {
+                self.observer.advance(found.len() as u64);
+                spill.push(found)?;
+                for (to, o) in outgoing.iter_mut().zip(out) {
+                    to.extend(o);
+                }
+            }
+            if ranks > 1 {
+                let incoming = ex.all_to_all(&outgoing);
+                let found: Vec<Vec<Settled>> = incoming
+                    .par_chunks(4096)
+                    .map(|c| self.apply_sent(c, nib))
+                    .collect::<Result<_, _>>()?;
+                for f in found {
+                    self.observer.advance(f.len() as u64);
+                    spill.push(f)?;
+                }
+            }
+            batch.clear();
+        }
+        spill.finish()
+    }
+
+    /// Writes the rounds held in memory to files (for a checkpoint), and lists every
+    /// round's files.
+    pub(super) fn to_files(
+        &self,
+        t: u32,
+        rounds: &mut [Vec<Run>],
+        held: &AtomicU64,
+    ) -> Result<Vec<Vec<RunFile>>, StoreError> {
+        let mut listed = Vec::with_capacity(rounds.len());
+        for (r, runs) in rounds.iter_mut().enumerate() {
+            let mut files = Vec::new();
+            for (k, run) in runs.iter_mut().enumerate() {
+                if let Run::Memory(entries) = run {
+                    let file = format!("{}-m{k:03}.run", round_prefix(t, r as u32));
+                    let round = r.min(usize::from(DISTANCE_SATURATED)) as u8;
+                    runs::write_run(&self.dir.join(&file), entries, round)?;
+                    held.fetch_sub(entries.len() as u64, Relaxed);
+                    *run = Run::File(RunFile {
+                        file,
+                        entries: entries.len() as u64,
+                    });
+                }
+                if let Run::File(f) = run {
+                    files.push(f.clone());
+                }
+            }
+            listed.push(files);
+        }
+        Ok(listed)
+    }
+
+    /// The parents that `children` settle in this rank's share, and the updates for the
+    /// other ranks' shares (each a parent's key and whether the child lost, as a
+    /// [`Settled`]'s bits). A batch of parents' numbers is gathered and their nibbles
+    /// prefetched before any is updated, as in the in-memory pass.
+    pub(super) fn parents(
+        &self,
+        children: &[Settled],
+        nib: &Nibbles,
+        ranks: usize,
+    ) -> (Vec<Settled>, Vec<Vec<u64>>) {
+        let mut found = Vec::new();
+        let mut out = vec![Vec::new(); ranks];
+        let mut batch: Vec<(u64, Board, bool)> = Vec::with_capacity(PREFETCH_BATCH + 64);
+        for &child in children {
+            let lost = child.lost();
+            unsow(self.rules, &child.board(), |parent| {
+                let q = number_of(&parent);
+                if (self.lo..self.hi).contains(&q) {
+                    nib.prefetch(q - self.lo);
+                    batch.push((q - self.lo, parent, lost));
+                } else {
+                    let to = exchange::owner(&self.bounds, q);
+                    out[to].push(Settled::new(&parent, lost).0);
+                }
+            });
+            if batch.len() >= PREFETCH_BATCH {
+                apply_updates(&mut batch, nib, &mut found);
+            }
+        }
+        apply_updates(&mut batch, nib, &mut found);
+        (found, out)
+    }
+
+    /// Applies updates another rank sent (see [`Pass::parents`]).
+    pub(super) fn apply_sent(
+        &self,
+        sent: &[u64],
+        nib: &Nibbles,
+    ) -> Result<Vec<Settled>, StoreError> {
+        let mut found = Vec::new();
+        let mut batch: Vec<(u64, Board, bool)> = Vec::with_capacity(PREFETCH_BATCH + 64);
+        for &bits in sent {
+            let update = Settled(bits);
+            let key = update.key();
+            let q = valid_key(self.n, key)
+                .then(|| number_of(&settled::board_of(key)))
+                .filter(|q| (self.lo..self.hi).contains(q))
+                .ok_or_else(|| StoreError::Corrupted {
+                    path: self.dir.clone(),
+                    what: "another rank sent a position outside this rank's share".into(),
+                })?;
+            nib.prefetch(q - self.lo);
+            batch.push((q - self.lo, update.board(), update.lost()));
+            if batch.len() >= PREFETCH_BATCH {
+                apply_updates(&mut batch, nib, &mut found);
+            }
+        }
+        apply_updates(&mut batch, nib, &mut found);
+        Ok(found)
+    }
+}
+
+/// Applies a batch of (nibble, parent, child lost) updates, emptying it: a child in `L`
+/// puts its parent in `W`; a child in `W` counts its parent down, and the last way out
+/// with a low exit puts it in `L`.
+pub(super) fn apply_updates(
+    batch: &mut Vec<(u64, Board, bool)>,
+    nib: &Nibbles,
+    found: &mut Vec<Settled>,
+) {
+    for &(i, parent, child_lost) in batch.iter() {
+        let (update, lost) = if child_lost {
+            (nib.settle(i), false)
+        } else {
+            (nib.count_down(i), true)
+        };
+        if update == Update::Settled {
+            found.push(Settled::new(&parent, lost));
+        }
+    }
+    batch.clear();
+}
+
+/// Reads a round's runs, a batch at a time.
+pub(super) struct Feed<'a> {
+    dir: &'a Path,
+    runs: &'a [Run],
+    /// The run being read, and where in it (for a run in memory).
+    next: usize,
+    at: usize,
+    reader: Option<RunReader>,
+}
+
+impl Feed<'_> {
+    /// Appends up to `max − batch.len()` next entries to `batch`.
+    pub(super) fn fill(&mut self, batch: &mut Vec<Settled>, max: usize) -> Result<(), StoreError> {
+        while batch.len() < max && self.next < self.runs.len() {
+            match &self.runs[self.next] {
+                Run::Memory(entries) => {
+                    let take = (max - batch.len()).min(entries.len() - self.at);
+                    batch.extend_from_slice(&entries[self.at..self.at + take]);
+                    self.at += take;
+                    if self.at == entries.len() {
+                        self.next += 1;
+                        self.at = 0;
+                    }
+                }
+                Run::File(f) => {
+                    if self.reader.is_none() {
+                        self.reader = Some(RunReader::open(&self.dir.join(&f.file))?);
+                    }
+                    let reader = self.reader.as_mut().expect("just opened");
+                    while batch.len() < max {
+                        match reader.next_entry()? {
+                            Some(e) => batch.push(e.settled),
+                            None => {
+                                self.reader = None;
+                                self.next += 1;
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The prefix of the files of round `round` of threshold `t`.
+pub(super) fn round_prefix(t: u32, round: u32) -> String {
+    format!("t{t:02}-r{round:04}")
+}
+
+/// Collects the positions a round settles, sorted into runs: kept in memory while the
+/// threshold's runs fit in the buffer, written to a file when they do not.
+pub(super) struct Spiller<'a> {
+    dir: &'a Path,
+    prefix: String,
+    round: u8,
+    /// Entries the buffer holds: the threshold's runs kept in memory and this round's
+    /// entries not yet sorted.
+    budget: u64,
+    /// Entries of the threshold's runs kept in memory.
+    held: &'a AtomicU64,
+    buffer: Mutex<Vec<Settled>>,
+    runs: Mutex<Vec<Run>>,
+    next_file: AtomicU64,
+}
+
+impl<'a> Spiller<'a> {
+    pub(super) fn new(pass: &'a Pass, t: u32, round: u32, held: &'a AtomicU64) -> Spiller<'a> {
+        Spiller {
+            dir: &pass.dir,
+            prefix: round_prefix(t, round),
+            round: round.min(u32::from(DISTANCE_SATURATED)) as u8,
+            budget: (pass.plan.buffer_bytes / ENTRY_BYTES).max(2),
+            held,
+            buffer: Mutex::new(Vec::new()),
+            runs: Mutex::new(Vec::new()),
+            next_file: AtomicU64::new(0),
+        }
+    }
+
+    pub(super) fn push(&self, mut found: Vec<Settled>) -> Result<(), StoreError> {
+        let full = {
+            let mut buffer = self.buffer.lock().unwrap_or_else(|e| e.into_inner());
+            if buffer.capacity() == 0 {
+                // Its quarter of the budget and room for one more batch's entries, once:
+                // grown by doubling, the buffer would reach twice its budget.
+                buffer.reserve((self.budget / 4) as usize + SPILL_SLACK);
+            }
+            buffer.append(&mut found);
+            // A quarter of the budget: the next entries fill another quarter while a run
+            // is written, and the runs kept in memory take the other half.
+            if (buffer.len() as u64) < (self.budget / 4).max(1) {
+                return Ok(());
+            }
+            std::mem::take(&mut *buffer)
+        };
+        self.write(full)
+    }
+
+    pub(super) fn write(&self, mut entries: Vec<Settled>) -> Result<(), StoreError> {
+        if entries.is_empty() {
+            return Ok(());
+        }
+        entries.par_sort_unstable_by_key(|s| s.key());
+        let k = self.next_file.fetch_add(1, Relaxed);
+        let file = format!("{}-{k:05}.run", self.prefix);
+        runs::write_run(&self.dir.join(&file), &entries, self.round)?;
+        let run = Run::File(RunFile {
+            file,
+            entries: entries.len() as u64,
+        });
+        self.runs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(run);
+        Ok(())
+    }
+
+    pub(super) fn finish(self) -> Result<Vec<Run>, StoreError> {
+        let mut rest = std::mem::take(&mut *self.buffer.lock().unwrap_or_else(|e| e.into_inner()));
+        let len = rest.len() as u64;
+        if len > 0 && self.held.load(Relaxed) + len <= self.budget / 2 {
+            rest.par_sort_unstable_by_key(|s| s.key());
+            // Kept for the rest of the threshold: only its entries, not the reserve.
+            rest.shrink_to_fit();
+            self.held.fetch_add(len, Relaxed);
+            self.runs
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(Run::Memory(rest));
+        } else {
+            self.write(rest)?;
+        }
+        Ok(self.runs.into_inner().unwrap_or_else(|e| e.into_inner()))
+    }
+}
