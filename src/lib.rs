@@ -39,30 +39,35 @@
 //! * [`board`]: a position, always seen from the side to move (parse, print, check);
 //! * [`rules`]: the three rule presets, legal moves, sowing, captures, feeding, the grand
 //!   slam and the end of the game;
-//! * [`index`]: the perfect hash of a layer, a board's rank among the placements of its
+//! * `index`: the perfect hash of a layer, a board's rank among the placements of its
 //!   seeds and back;
-//! * [`solve`]: the retrograde pass that gives every position of a layer its value and
+//! * `solve`: the retrograde pass that gives every position of a layer its value and
 //!   distance from the layers below (in memory, or the lean pass for layers that do not
 //!   fit);
-//! * [`store`]: the layer files (header, checksummed zstd blocks, temporary name and
+//! * `store`: the layer files (header, checksummed zstd blocks, temporary name and
 //!   rename);
-//! * [`build`]: the driver, layer after layer: resume, memory and disk checks, the pass
+//! * [`build`](mod@build): the driver, layer after layer: resume, memory and disk checks, the pass
 //!   for each layer, the lock on the folder;
 //! * [`probe`]: [`Database`], values, moves, best moves, principal variations, outcomes;
 //! * [`search`]: alpha-beta above the built layers, its leaves in the tables, and the
 //!   playing levels;
-//! * [`verify`]: an independent re-check of stored layers;
+//! * [`verify`](mod@verify): an independent re-check of stored layers;
 //! * [`game`]: games in progress: the move-list format and the end-of-game rules of a real
 //!   game;
-//! * the bounds, beside the values in [`build`], [`probe`] and [`verify`]: the tables of
+//! * the bounds, beside the values in [`build`](mod@build), [`probe`] and [`verify`](mod@verify): the tables of
 //!   the rule "an endless game ends with each side keeping its own row", the pair of
 //!   bounds each side can guarantee ([`BoundsDatabase`]);
 //! * `mpi` (feature `mpi`): the lean pass shared by the ranks of an MPI job.
 //!
+//! `index`, `solve` and `store` are reachable for the crate's own tests, benchmarks and
+//! checking tools but hidden from these pages and not promised to stay as they are: what
+//! a program needs from them is re-exported at the crate root ([`LeanOptions`],
+//! [`SolveObserver`], [`Quiet`], [`StoreError`], …).
+//!
 //! # Errors
 //!
 //! Every fallible call returns a typed error ([`BoardError`], [`RulesError`],
-//! [`ProbeError`], [`store::StoreError`], [`build::BuildError`], [`verify::VerifyError`],
+//! [`ProbeError`], [`StoreError`], [`build::BuildError`], [`verify::VerifyError`],
 //! [`game::GameError`]), documented in the function's `# Errors`
 //! section. A message says what is wrong (which layer is missing, which file is damaged
 //! and how), not what to type: the `awari` command line adds that advice. Nothing in the
@@ -93,19 +98,32 @@
 pub mod board;
 pub mod build;
 pub mod game;
+// The index, the passes and the file format: public for the tests, benchmarks and
+// tools that check them from outside, but not part of the face a program needs (what it
+// needs from them is re-exported below).
+#[doc(hidden)]
 pub mod index;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 pub mod probe;
 pub mod rules;
 pub mod search;
+#[doc(hidden)]
 pub mod solve;
+#[doc(hidden)]
 pub mod store;
 pub mod verify;
 
 pub use board::{Board, BoardError, MAX_SEEDS, PITS, ROW};
+pub use build::{build, BuildError, BuildObserver, BuildOptions, LayerReport, PassChoice, Tables};
+pub use game::{Game, GameError, Side};
 pub use probe::{
     Bounds, BoundsDatabase, Database, MoveBounds, MoveValue, Outcome, PrincipalVariation,
     ProbeError, PvEnd, PvStep, Verdict,
 };
 pub use rules::{GrandSlam, Move, MoveList, Rules, RulesError, Turn};
+pub use search::{analyse, Analysis, Level, Limits};
+pub use solve::lean::{LeanObserver, LeanOptions};
+pub use solve::{Phase, Quiet, SolveObserver, ThresholdCounts};
+pub use store::StoreError;
+pub use verify::{verify, verify_bounds, BoundsCheck, LayerCheck, VerifyError};

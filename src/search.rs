@@ -29,7 +29,7 @@ use std::str::FromStr;
 use std::time::{Duration, Instant};
 
 /// The deepest search [`analyse`] starts, in plies.
-pub const MAX_DEPTH: u32 = 96;
+pub(crate) const MAX_DEPTH: u32 = 96;
 /// Transposition-table entries kept at most (about 40 bytes each).
 const TT_LIMIT: usize = 1 << 21;
 /// Nodes between two looks at the clock.
@@ -40,7 +40,7 @@ const CLOCK_EVERY: u64 = 512;
 pub struct Limits {
     /// Wall-clock time for the whole call. Depth 1 is always finished, however short.
     pub think: Duration,
-    /// The deepest iteration, in plies (at most [`MAX_DEPTH`]).
+    /// The deepest iteration, in plies (at most 96).
     pub max_depth: u32,
     /// Whether positions in built layers are looked up (and the answer is exact when the
     /// position itself is in a built layer). Without tables the search plays by captures

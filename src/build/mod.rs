@@ -5,7 +5,7 @@ mod bounds;
 mod prepare;
 
 pub use bounds::bounds_memory_needed;
-pub use prepare::{lock_path, peak_rss};
+pub use prepare::peak_rss;
 pub(crate) use prepare::{physical_memory, prepare};
 
 use prepare::check_disk;
@@ -268,12 +268,12 @@ pub fn memory_needed(n: u32) -> u64 {
 }
 
 /// Peak memory of the lean pass for layer `n` ([`lean::LeanPlan::total_bytes`]).
-pub fn lean_memory_needed(n: u32, opts: &LeanOptions) -> u64 {
+pub(crate) fn lean_memory_needed(n: u32, opts: &LeanOptions) -> u64 {
     lean::plan(n, opts).total_bytes()
 }
 
 /// The pass for layer `n` under `choice` and the memory limit.
-pub fn pass_for(choice: PassChoice, n: u32, limit: Option<u64>) -> Pass {
+pub(crate) fn pass_for(choice: PassChoice, n: u32, limit: Option<u64>) -> Pass {
     match choice {
         PassChoice::InMemory => Pass::InMemory,
         PassChoice::Lean => Pass::Lean,

@@ -138,7 +138,7 @@ pub(super) fn prepare_pool(
 }
 
 /// The file whose lock a build holds: `DIR/<rules>/build.lock`.
-pub fn lock_path(rules_dir: &Path) -> PathBuf {
+pub(crate) fn lock_path(rules_dir: &Path) -> PathBuf {
     rules_dir.join("build.lock")
 }
 
