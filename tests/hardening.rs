@@ -74,6 +74,18 @@ fn run_db(db: &Path, args: &[&str]) -> Result<Done, String> {
     run_limited(cmd, None, Stdio::piped(), LIMIT)
 }
 
+/// `awari ARGS --db DB` started in the background, its stdin and stdout null and its
+/// stderr as given (piped to read its messages once it ends).
+fn spawn_db(db: &Path, args: &[&str], stderr: Stdio) -> std::process::Child {
+    let mut cmd = awari(args);
+    cmd.arg("--db")
+        .arg(db)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(stderr);
+    cmd.spawn().unwrap()
+}
+
 /// `Err` unless `done` is a failure reported as exactly one line on stderr, starting with
 /// "error:", with no panic and an exit code (not a signal).
 fn check_one_line_error(done: &Done) -> Result<String, String> {
@@ -337,14 +349,11 @@ fn a_fifo_named_like_a_layer_is_refused_not_waited_on() {
 #[test]
 fn a_second_build_into_the_same_folder_is_refused_while_the_first_runs() {
     let dir = scratch();
-    let mut first = StdCommand::new(awari_bin());
-    first
-        .args(["build", "-q", "--max-seeds", "14", "--db"])
-        .arg(dir.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
-    let mut first = first.spawn().unwrap();
+    let mut first = spawn_db(
+        dir.path(),
+        &["build", "-q", "--max-seeds", "14"],
+        Stdio::piped(),
+    );
     // Wait until the first build is under way (its first layer is on disk).
     common::wait_for(&mut first, LIMIT, "the first build wrote layer 0", || {
         layer_path(dir.path(), 0).exists()
@@ -724,14 +733,11 @@ fn interrupt(
 #[test]
 fn sigint_during_a_build_says_where_it_stopped() {
     let dir = scratch();
-    let mut child = StdCommand::new(awari_bin())
-        .args(["build", "-q", "--max-seeds", "18", "--db"])
-        .arg(dir.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_db(
+        dir.path(),
+        &["build", "-q", "--max-seeds", "18"],
+        Stdio::piped(),
+    );
     let started = Instant::now();
     common::wait_for(&mut child, LIMIT, "the build wrote layer 10", || {
         layer_path(dir.path(), 10).exists()
@@ -873,22 +879,11 @@ fn a_build_whose_stdout_closes_builds_every_layer() {
 #[test]
 fn sigint_during_a_bounds_build_says_where_it_stopped_and_leaves_no_tmp() {
     let dir = scratch();
-    let mut child = StdCommand::new(awari_bin())
-        .args([
-            "build",
-            "--cycles",
-            "bounds",
-            "-q",
-            "--max-seeds",
-            "16",
-            "--db",
-        ])
-        .arg(dir.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_db(
+        dir.path(),
+        &["build", "--cycles", "bounds", "-q", "--max-seeds", "16"],
+        Stdio::piped(),
+    );
     let done = dir.path().join("own-row/awari/layer-10.awhi");
     let started = Instant::now();
     common::wait_for(&mut child, LIMIT * 2, "the build wrote layer 10", || {
@@ -1104,8 +1099,9 @@ fn a_missing_bounds_half_names_the_file_that_exists_with_one_remedy() {
 #[test]
 fn a_flipped_checkpoint_byte_is_damage_with_one_remedy() {
     let dir = scratch();
-    let mut child = StdCommand::new(awari_bin())
-        .args([
+    let mut child = spawn_db(
+        dir.path(),
+        &[
             "build",
             "--lean",
             "-q",
@@ -1113,14 +1109,9 @@ fn a_flipped_checkpoint_byte_is_damage_with_one_remedy() {
             "0",
             "--max-seeds",
             "13",
-        ])
-        .arg("--db")
-        .arg(dir.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+        ],
+        Stdio::null(),
+    );
     let checkpoint = dir.path().join("awari/lean-13/checkpoint");
     common::wait_for(
         &mut child,
