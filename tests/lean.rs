@@ -151,7 +151,7 @@ fn damaged_scratch_files_are_a_clear_error() {
     let dir = scratch();
     in_memory(dir.path(), Rules::AWARI, TOP - 1);
     // A layer interrupted after its exits pass: a checkpoint, then damage.
-    for damage in ["checkpoint", "exits.bin"] {
+    for damage in ["checkpoint", "exits-01.run"] {
         let lean = scratch_dir(dir.path(), Rules::AWARI, TOP);
         let _ = std::fs::remove_dir_all(&lean);
         let mut child = lean_build(dir.path(), TOP)
@@ -374,7 +374,7 @@ fn fabricate_scratch(db: &Path, n: u32, ranks: bool) {
         for k in 0..2 {
             let dir = lean.join(format!("rank-{k}"));
             std::fs::create_dir_all(&dir).unwrap();
-            std::fs::write(dir.join("exits.bin"), b"stale exits of a killed rank").unwrap();
+            std::fs::write(dir.join("exits-01.run"), b"stale exits of a killed rank").unwrap();
         }
     } else {
         common::stale_lean_checkpoint(&lean);

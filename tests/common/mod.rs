@@ -104,7 +104,7 @@ pub fn stale_lean_checkpoint(lean: &Path) {
         b"a stale single-process checkpoint",
     )
     .unwrap();
-    std::fs::write(lean.join("exits.bin"), b"stale exits").unwrap();
+    std::fs::write(lean.join("exits-01.run"), b"stale exits").unwrap();
 }
 
 /// A new folder under `root` that outlives the test (a fixture shared by a test binary:

@@ -27,7 +27,7 @@ pub(super) struct Checkpoint {
 }
 
 pub(super) const CHECKPOINT: &str = "checkpoint";
-pub(super) const CHECKPOINT_MAGIC: &str = "awari lean checkpoint 2";
+pub(super) const CHECKPOINT_MAGIC: &str = "awari lean checkpoint 3";
 
 impl Checkpoint {
     pub(super) fn start(rules: Rules, seeds: u32) -> Checkpoint {
@@ -129,11 +129,13 @@ impl Checkpoint {
         Some(cp)
     }
 
-    /// Every file the checkpoint needs.
-    pub(super) fn files(&self) -> Vec<&str> {
-        let mut f = vec![CHECKPOINT, "exits.bin", self.nibbles.as_str()];
-        f.extend(self.thresholds.iter().map(|(_, f)| f.as_str()));
-        f.extend(self.rounds.iter().flatten().map(|r| r.file.as_str()));
+    /// Every file the checkpoint needs: itself, the nibbles, the exits files of the
+    /// thresholds not done, the finished thresholds' runs and the current one's rounds.
+    pub(super) fn files(&self) -> Vec<String> {
+        let mut f = vec![CHECKPOINT.to_string(), self.nibbles.clone()];
+        f.extend((1..=self.next_threshold).map(exits::exits_file));
+        f.extend(self.thresholds.iter().map(|(_, f)| f.clone()));
+        f.extend(self.rounds.iter().flatten().map(|r| r.file.clone()));
         f
     }
 
@@ -163,33 +165,29 @@ impl Checkpoint {
             return Err(damaged("the checkpoint is for another layer"));
         }
         for f in cp.files() {
-            if !dir.join(f).is_file() {
+            if !dir.join(&f).is_file() {
                 return Err(damaged(&format!("{f} is missing")));
             }
         }
         // Every file in its place: the one the checkpoint saved under that name, not
         // another threshold's, round's, layer's or rules preset's.
-        let named: Vec<&str> = cp
-            .files()
-            .into_iter()
-            .filter(|f| *f != CHECKPOINT)
-            .collect();
+        let named: Vec<String> = cp.files().into_iter().filter(|f| f != CHECKPOINT).collect();
         if named.len() != cp.digests.len() || named.iter().any(|f| cp.digest_of(f).is_none()) {
             return Err(damaged(
                 "the checkpoint does not record every file it names",
             ));
         }
         for f in named {
-            let found = chunks::digest(&dir.join(f)).ok();
-            if found != cp.digest_of(f) {
+            let found = chunks::digest(&dir.join(&f)).ok();
+            if found != cp.digest_of(&f) {
                 return Err(damaged(&format!(
                     "{f} is not the file this checkpoint saved"
                 )));
             }
         }
-        clear_dir(dir, &cp.files())?;
         let mut cp = cp;
-        cp.saved = cp.files().iter().map(|f| f.to_string()).collect();
+        cp.saved = cp.files();
+        clear_dir(dir, &cp.saved)?;
         Ok(Some(cp))
     }
 
@@ -251,8 +249,7 @@ impl Checkpoint {
         let named: Vec<String> = self
             .files()
             .into_iter()
-            .filter(|f| *f != CHECKPOINT)
-            .map(str::to_string)
+            .filter(|f| f != CHECKPOINT)
             .collect();
         let mut digests = Vec::with_capacity(named.len());
         for f in named {
@@ -287,7 +284,7 @@ impl Checkpoint {
         for f in self.stale.drain(..) {
             let _ = std::fs::remove_file(dir.join(f));
         }
-        self.saved = self.files().iter().map(|f| f.to_string()).collect();
+        self.saved = self.files();
         Ok(())
     }
 }
@@ -315,17 +312,11 @@ mod tests {
     }
 
     /// A checkpoint saved with its files, then each way of putting another file in one's
-    /// place: swapped thresholds, a copy of another threshold's run, an exits file of
-    /// another layer, a file cut short. Each is refused on resume, naming the file; the
+    /// place: swapped thresholds, a copy of another threshold's run, another threshold's
+    /// exits file, a file cut short. Each is refused on resume, naming the file; the
     /// untouched folder resumes.
     #[test]
     pub(super) fn a_checkpoint_refuses_files_that_are_not_its_own() {
-        let chunk_file = |path: &Path, fill: u8, len: usize| {
-            let mut w = ChunkWriter::create(path).unwrap();
-            w.write(&vec![fill; len]).unwrap();
-            w.write(&[fill, 1, 2, 3]).unwrap();
-            w.finish().unwrap();
-        };
         let run = |path: &Path, first: u64| {
             let n = 12;
             let entries: Vec<Settled> = (first..first + 50)
@@ -334,7 +325,9 @@ mod tests {
             runs::write_run(path, &entries, 0).unwrap();
         };
         let saved = |dir: &Path| {
-            chunk_file(&dir.join("exits.bin"), 3, 5000);
+            for t in 1..=10 {
+                run(&dir.join(exits::exits_file(t)), 1000 + 100 * u64::from(t));
+            }
             run(&dir.join("threshold-12.run"), 0);
             run(&dir.join("threshold-11.run"), 100);
             run(&dir.join("t10-r0000-00000.run"), 200);
@@ -369,11 +362,8 @@ mod tests {
             ("a copied run", "t10-r0000-00000.run", |d| {
                 std::fs::copy(d.join("threshold-11.run"), d.join("t10-r0000-00000.run")).unwrap();
             }),
-            ("another layer's exits", "exits.bin", |d| {
-                let mut w = ChunkWriter::create(&d.join("exits.bin")).unwrap();
-                w.write(&[3u8; 4999]).unwrap();
-                w.write(&[3, 1, 2, 3]).unwrap();
-                w.finish().unwrap();
+            ("another threshold's exits", "exits-07.run", |d| {
+                std::fs::copy(d.join("exits-08.run"), d.join("exits-07.run")).unwrap();
             }),
             ("a file cut short", "threshold-11.run", |d| {
                 let path = d.join("threshold-11.run");

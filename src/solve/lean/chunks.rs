@@ -65,6 +65,7 @@ impl ChunkWriter {
     }
 
     /// Appends `raw` as one chunk.
+    #[cfg(test)]
     pub fn write(&mut self, raw: &[u8]) -> Result<(), StoreError> {
         self.write_compressed(raw.len(), &compress(raw))
     }
@@ -146,7 +147,8 @@ impl ChunkReader {
         let file = File::open(path).map_err(|e| io_err(path, e))?;
         Ok(ChunkReader {
             path: path.to_path_buf(),
-            input: BufReader::with_capacity(1 << 16, file),
+            // Small: a merge holds one reader for each of its runs.
+            input: BufReader::with_capacity(1 << 14, file),
         })
     }
 

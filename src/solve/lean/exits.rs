@@ -1,6 +1,14 @@
 //! The exits pass: every position's best exit (a capture into a lower layer, or the end of
-//! the game) to the exits file, and its count of in-layer moves to the nibbles, slice by
-//! slice, the lower layers' blocks read in order (`lower.rs`).
+//! the game) and its count of in-layer moves to the nibbles, slice by slice, the lower
+//! layers' blocks read in order (`lower.rs`).
+//!
+//! The exits go to one file per threshold: `exits-TT.run` lists, in the pass's order, the
+//! positions whose best exit is `t` or `−t` (the run format of `runs.rs` without rounds,
+//! with the pass's number for key and "lost" for `−t`). Round 0 of threshold `t` then reads only the
+//! positions it settles or marks, instead of every position of the layer at every
+//! threshold, and the file is removed once its threshold is done. A best exit of 0
+//! matters at no threshold and is not written; a position without one has a low exit at
+//! every threshold, marked in its nibble here.
 
 use super::*;
 
@@ -10,8 +18,9 @@ impl Pass<'_> {
     pub(super) fn exits_pass(&self, nib: &mut Nibbles) -> Result<(), StoreError> {
         let n = self.n;
         let lower = lower::LowerFiles::open(&self.db, self.rules, n)?;
-        let tmp = self.dir.join("exits.tmp");
-        let mut out = ChunkWriter::create(&tmp)?;
+        let mut buckets = (1..=n)
+            .map(|t| RunWriter::keys_only(&self.dir.join(exits_file(t))))
+            .collect::<Result<Vec<_>, _>>()?;
         let slice = self.plan.slice_positions;
         let state = nib.as_bytes_mut();
         let mut start = self.lo;
@@ -64,18 +73,71 @@ impl Pass<'_> {
                         }
                     }
                 });
-            let packed: Vec<Vec<u8>> = raw.par_chunks(EXIT_CHUNK).map(chunks::compress).collect();
-            for (chunk, p) in raw.chunks(EXIT_CHUNK).zip(&packed) {
-                out.write_compressed(chunk.len(), p)?;
-            }
+            // Each part of the slice sorts its exits by threshold; then each threshold's
+            // file takes its entries, part after part, one file a task.
+            let parts: Vec<Vec<Vec<u32>>> =
+                raw.par_chunks(SUB).map(|r| by_threshold(n, r)).collect();
+            buckets
+                .par_iter_mut()
+                .enumerate()
+                .try_for_each(|(b, bucket)| {
+                    for (p, part) in parts.iter().enumerate() {
+                        let first = start + (p * SUB) as u64;
+                        for &k in &part[b] {
+                            bucket.push(Entry {
+                                settled: Settled::from_key(first + u64::from(k >> 1), k & 1 == 1),
+                                round: 0,
+                            })?;
+                        }
+                    }
+                    Ok::<(), StoreError>(())
+                })?;
             self.observer.advance(len as u64);
             start += len as u64;
         }
-        out.finish()?;
-        let path = self.dir.join("exits.bin");
-        std::fs::rename(&tmp, &path).map_err(|e| chunks::io_err(&path, e))?;
+        for bucket in buckets {
+            bucket.finish()?;
+        }
         self.observer
             .lower_blocks(n, lower.blocks_read(), lower.blocks_total());
         Ok(())
+    }
+}
+
+/// The exits file of threshold `t`.
+pub(super) fn exits_file(t: u32) -> String {
+    format!("exits-{t:02}.run")
+}
+
+/// The exits of `raw` (best exits of consecutive positions, fewer than 2^31) sorted by
+/// threshold: list `t − 1` holds `k << 1 | lost` for every position `k` whose best exit is
+/// `t` (lost 0) or `−t` (lost 1). Exits of 0, and the absence of any, go in no list.
+fn by_threshold(n: u32, raw: &[u8]) -> Vec<Vec<u32>> {
+    let mut lists = vec![Vec::new(); n as usize];
+    for (k, &e) in raw.iter().enumerate() {
+        let t = (e as i8).unsigned_abs();
+        if (1..=n).contains(&u32::from(t)) {
+            lists[usize::from(t) - 1].push((k as u32) << 1 | u32::from((e as i8) < 0));
+        }
+    }
+    lists
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exits_go_to_their_threshold_with_their_sign() {
+        let exits: [i8; 8] = [0, 2, -2, NO_EXIT, 1, 5, -4, 4];
+        let raw: Vec<u8> = exits.iter().map(|&e| e as u8).collect();
+        let lists = by_threshold(4, &raw);
+        let entry = |k: u32, lost: bool| k << 1 | u32::from(lost);
+        assert_eq!(lists[0], [entry(4, false)]);
+        assert_eq!(lists[1], [entry(1, false), entry(2, true)]);
+        assert!(lists[2].is_empty());
+        // No exit, an exit of 0 and one beyond the layer's thresholds go nowhere.
+        assert_eq!(lists[3], [entry(6, true), entry(7, false)]);
+        assert_eq!(lists.len(), 4);
     }
 }

@@ -14,13 +14,16 @@ impl Pass<'_> {
     ) -> Result<(), StoreError> {
         let n = self.n;
         let size = index::size(n);
-        let (sources, staged) = runs::reduce(sources, out)?;
+        let fan_in = runs::merge_fan_in(self.hi - self.lo);
+        let (sources, staged) = runs::reduce(sources, out, fan_in)?;
         let mut cursors = sources
             .iter()
             .map(runs::Peek::open)
             .collect::<Result<Vec<_>, _>>()?;
-        let mut w = RunWriter::create(out)?;
-        let mut slots = vec![0u16; PART.min(size) as usize];
+        let mut w = RunWriter::grouped(out, runs::GROUP)?;
+        // PART is a multiple of 16 × 64: whole groups, whole words.
+        let mut slots = vec![0u16; PART as usize];
+        let mut groups = vec![0u64; PART as usize / 16 / 64];
         let mut base = 0u64;
         while base < size {
             let len = PART.min(size - base) as usize;
@@ -30,29 +33,40 @@ impl Pass<'_> {
             } else {
                 settled::key(&index::unrank(n, end))
             };
-            let mut found = 0usize;
-            for c in &mut cursors {
-                c.take_below(bound, |e| {
-                    let key = e.settled.key();
-                    let i = valid_key(n, key)
-                        .then(|| settled::index_of_key(key).checked_sub(base))
-                        .flatten()
-                        .filter(|&i| i < len as u64)
-                        .ok_or_else(|| damaged_run(out))?;
-                    slots[i as usize] =
-                        1 | u16::from(e.settled.lost()) << 1 | u16::from(e.round) << 2;
-                    found += 1;
-                    Ok(())
-                })?;
+            // Each run's entries of the range, read and placed by index in parallel.
+            let placed: Vec<Vec<(u32, u16)>> = cursors
+                .par_iter_mut()
+                .map(|c| {
+                    let mut placed = Vec::new();
+                    c.take_below(bound, |e| {
+                        let key = e.settled.key();
+                        let i = valid_key(n, key)
+                            .then(|| settled::index_of_key(key).checked_sub(base))
+                            .flatten()
+                            .filter(|&i| i < len as u64)
+                            .ok_or_else(|| damaged_run(out))?;
+                        let slot = 1 | u16::from(e.settled.lost()) << 1 | u16::from(e.round) << 2;
+                        placed.push((i as u32, slot));
+                        Ok(())
+                    })?;
+                    Ok(placed)
+                })
+                .collect::<Result<_, StoreError>>()?;
+            // The slots are read back in order through a bit a group of 16 slots, set when
+            // one is filled: a sparse range (most ranges of most thresholds) costs its
+            // entries, not a scan of its 2^20 slots.
+            for &(i, slot) in placed.iter().flatten() {
+                slots[i as usize] = slot;
+                let g = i as usize / 16;
+                groups[g / 64] |= 1 << (g % 64);
             }
-            if found > 0 {
-                for (c, chunk) in slots[..len].chunks_mut(16).enumerate() {
-                    if chunk.iter().all(|&s| s == 0) {
-                        continue;
-                    }
-                    for (j, s) in chunk.iter_mut().enumerate() {
+            for (word_at, word) in groups.iter_mut().enumerate() {
+                while *word != 0 {
+                    let g = 64 * word_at + word.trailing_zeros() as usize;
+                    *word &= *word - 1;
+                    for (j, s) in slots[16 * g..16 * g + 16].iter_mut().enumerate() {
                         if *s != 0 {
-                            let i = base + (16 * c + j) as u64;
+                            let i = base + (16 * g + j) as u64;
                             w.push(Entry {
                                 settled: Settled::from_key(i, *s & 2 != 0),
                                 round: (*s >> 2) as u8,
@@ -119,17 +133,27 @@ impl Pass<'_> {
             let end = base + len as u64;
             values[..len].fill(0);
             rounds[..len].fill(0);
-            for (t, c, path) in &mut cursors {
-                c.take_below(end, |e| {
-                    let i = e
-                        .settled
-                        .key()
-                        .checked_sub(base)
-                        .ok_or_else(|| damaged_run(path))?;
-                    values[i as usize] = if e.settled.lost() { -*t } else { *t } as u8;
-                    rounds[i as usize] = e.round;
-                    Ok(())
-                })?;
+            // Each threshold's entries of the range, read in parallel, then placed.
+            let placed: Vec<Vec<(u32, u8, u8)>> = cursors
+                .par_iter_mut()
+                .map(|(t, c, path)| {
+                    let mut placed = Vec::new();
+                    c.take_below(end, |e| {
+                        let i = e
+                            .settled
+                            .key()
+                            .checked_sub(base)
+                            .ok_or_else(|| damaged_run(path))?;
+                        let value = if e.settled.lost() { -*t } else { *t } as u8;
+                        placed.push((i as u32, value, e.round));
+                        Ok(())
+                    })?;
+                    Ok(placed)
+                })
+                .collect::<Result<_, StoreError>>()?;
+            for &(i, value, round) in placed.iter().flatten() {
+                values[i as usize] = value;
+                rounds[i as usize] = round;
             }
             if ex.ranks() > 1 {
                 self.gather_range(&mut values[..len], &mut rounds[..len], ex)?;

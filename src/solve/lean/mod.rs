@@ -87,10 +87,6 @@ use std::time::{Duration, Instant};
 
 /// Best exit of a position without capturing moves (as in the in-memory pass).
 const NO_EXIT: i8 = i8::MIN;
-/// Positions per chunk of the exits file.
-const EXIT_CHUNK: usize = 1 << 16;
-/// Exits chunks read and scanned together.
-const EXIT_GROUP: usize = 16;
 /// The most positions in one slice of the exits pass (a lookup packs its slot in 20 bits).
 const MAX_SLICE: u64 = 1 << 20;
 /// Positions per unit of parallel work within a slice.
@@ -193,13 +189,17 @@ pub fn plan_share(n: u32, positions: u64, opts: &LeanOptions) -> LeanPlan {
         (buffer_bytes / (LOOKUP_BYTES_PER_POSITION + 1)).clamp(SUB as u64, MAX_SLICE) / SUB as u64
             * SUB as u64;
     let threads = rayon::current_num_threads() as u64;
-    // Per thread: a decompressed lower block and an exits group's chunks; the output
-    // batch of the final merge (two bytes a position, compressed copies beside it); the
-    // merge's chunk buffers (64 KiB a run, at most 64 runs); and what any run of the
-    // program holds besides (code, thread stacks, allocator slack: 28 MiB measured at
-    // layer 24 beyond the rest of the plan).
-    let other_bytes =
-        threads * (EXIT_CHUNK as u64 * 2 + (1 << 16)) + 4 * PART + (64 << 17) + (28 << 20);
+    // Per thread: a decompressed lower block and a run's chunk; per threshold, the exits
+    // pass's writer of its exits file (a chunk and a write buffer); the output batch of
+    // the final merge (two bytes a position, compressed copies beside it); the merges'
+    // buffers (a chunk of each run read); and what any run of the program holds besides
+    // (code, thread stacks, allocator slack: 28 MiB measured at layer 24 beyond the rest
+    // of the plan).
+    let other_bytes = threads * (3 << 16)
+        + u64::from(n) * (2 << 16)
+        + 4 * PART
+        + runs::merge_bytes(runs::merge_fan_in(positions))
+        + (28 << 20);
     LeanPlan {
         seeds: n,
         positions,
@@ -410,7 +410,8 @@ impl Pass<'_> {
     }
 
     /// Threshold `t`'s rounds become one run, each entry with its round; the next
-    /// threshold is due (checkpointed when due), and the rounds' files are discarded.
+    /// threshold is due (checkpointed when due), and the rounds' files and the threshold's
+    /// exits file are discarded.
     fn finish_threshold(&self, t: u32, work: &mut Work) -> Result<(), StoreError> {
         let dir = &self.dir;
         let sources: Vec<runs::Source> = work
@@ -443,17 +444,21 @@ impl Pass<'_> {
                 work.progress.discard(&self.dir, &f.file);
             }
         }
+        work.progress.discard(&self.dir, &exits::exits_file(t));
         Ok(())
     }
 }
 
 /// Removes every file of `dir` but those named in `keep`.
-fn clear_dir(dir: &Path, keep: &[&str]) -> Result<(), StoreError> {
+fn clear_dir(dir: &Path, keep: &[String]) -> Result<(), StoreError> {
     let entries = std::fs::read_dir(dir).map_err(|e| chunks::io_err(dir, e))?;
     for entry in entries {
         let entry = entry.map_err(|e| chunks::io_err(dir, e))?;
         let name = entry.file_name();
-        if keep.iter().any(|k| name == std::ffi::OsStr::new(k)) {
+        if keep
+            .iter()
+            .any(|k| name == std::ffi::OsStr::new(k.as_str()))
+        {
             continue;
         }
         let path = entry.path();

@@ -5,7 +5,9 @@
 use super::*;
 
 impl Pass<'_> {
-    /// Round 0 of threshold `t`: the positions the exits settle.
+    /// Round 0 of threshold `t`: the positions its exits file lists, a best exit of `t`
+    /// settling `W` and one of `−t` marking a low exit (and settling `L` when no in-layer
+    /// move is left).
     pub(super) fn round_zero(
         &self,
         t: u32,
@@ -14,56 +16,32 @@ impl Pass<'_> {
     ) -> Result<Vec<Run>, StoreError> {
         let n = self.n;
         let spill = Spiller::new(self, t, 0, held);
-        let path = self.dir.join("exits.bin");
-        let mut reader = ChunkReader::open(&path)?;
-        let (win, lose) = (t as i8 as u8, (-(t as i8)) as u8);
-        let mut first = self.lo;
+        let path = self.dir.join(exits::exits_file(t));
+        let mut reader = RunReader::keys_only(&path, runs::GROUP)?;
+        let mut batch: Vec<Entry> = Vec::with_capacity(FRONTIER_BATCH);
         loop {
-            let mut group = Vec::with_capacity(EXIT_GROUP);
-            while group.len() < EXIT_GROUP {
-                match reader.next_packed()? {
-                    Some(p) => group.push(p),
-                    None => break,
-                }
-            }
-            if group.is_empty() {
+            reader.take(&mut batch, FRONTIER_BATCH)?;
+            if batch.is_empty() {
                 break;
             }
-            let starts: Vec<u64> = group
-                .iter()
-                .scan(first, |at, p| {
-                    let s = *at;
-                    *at += p.raw_len as u64;
-                    Some(s)
-                })
-                .collect();
-            first = starts.last().copied().unwrap_or(first)
-                + group.last().map_or(0, |p| p.raw_len as u64);
-            let found: Vec<Vec<Settled>> = group
-                .par_iter()
-                .zip(starts.par_iter())
-                .map(|(packed, &s)| -> Result<Vec<Settled>, StoreError> {
-                    let raw = packed.unpack(&path)?;
+            let found: Vec<Vec<Settled>> = batch
+                .par_chunks(4096)
+                .map(|chunk| -> Result<Vec<Settled>, StoreError> {
                     let mut found = Vec::new();
-                    for (b, block) in raw.chunks(64).enumerate() {
-                        let mut hits = 0u64;
-                        for (j, &e) in block.iter().enumerate() {
-                            hits |= u64::from((e == win) | (e == lose)) << j;
+                    for e in chunk {
+                        let q = e.settled.key();
+                        if !(self.lo..self.hi).contains(&q) {
+                            return Err(damaged_run(&path));
                         }
-                        while hits != 0 {
-                            let j = hits.trailing_zeros() as usize;
-                            hits &= hits - 1;
-                            let k = 64 * b + j;
-                            let q = s + k as u64;
-                            let local = q - self.lo;
-                            let settled = if raw[k] == win {
-                                (nib.settle(local) == Update::Settled).then_some(false)
-                            } else {
-                                (nib.mark_low_exit(local) == Update::Settled).then_some(true)
-                            };
-                            if let Some(lost) = settled {
-                                found.push(Settled::new(&board_at(n, q), lost));
-                            }
+                        let local = q - self.lo;
+                        let lost = e.settled.lost();
+                        let update = if lost {
+                            nib.mark_low_exit(local)
+                        } else {
+                            nib.settle(local)
+                        };
+                        if update == Update::Settled {
+                            found.push(Settled::new(&board_at(n, q), lost));
                         }
                     }
                     Ok(found)
@@ -73,16 +51,7 @@ impl Pass<'_> {
                 self.observer.advance(f.len() as u64);
                 spill.push(f)?;
             }
-        }
-        if first != self.hi {
-            return Err(StoreError::Corrupted {
-                path,
-                what: format!(
-                    "holds {} exits, this share of the layer has {}",
-                    first - self.lo,
-                    self.hi - self.lo
-                ),
-            });
+            batch.clear();
         }
         spill.finish()
     }
@@ -282,7 +251,8 @@ impl Feed<'_> {
                 }
                 Run::File(f) => {
                     if self.reader.is_none() {
-                        self.reader = Some(RunReader::open(&self.dir.join(&f.file))?);
+                        let path = self.dir.join(&f.file);
+                        self.reader = Some(RunReader::ahead(&path, runs::GROUP)?);
                     }
                     let reader = self.reader.as_mut().expect("just opened");
                     while batch.len() < max {
