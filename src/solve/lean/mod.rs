@@ -7,9 +7,9 @@
 //! * **In memory:** four bits a position (`nibbles.rs`): the count of in-layer moves not yet
 //!   known to lead into `W`, a "settled" mark, and whether the best exit is `≤ −t`; plus
 //!   a buffer of a fixed size for frontiers and lookups ([`LeanOptions::buffer_bytes`]).
-//! * **On disk, in a scratch folder `DIR/<rules>/lean-NN/`:** each position's best exit
-//!   (one byte, compressed, in the order below), the positions settled in each round as
-//!   sorted runs (`runs.rs`), and a checkpoint.
+//! * **On disk, in a scratch folder `DIR/<rules>/lean-NN/`:** the best exits, one file per
+//!   threshold `t` of the positions whose best exit is `t` or `−t` (`exits.rs`), the
+//!   positions settled in each round as sorted runs (`runs.rs`), and a checkpoint.
 //!
 //! # The order of the work
 //!
@@ -21,7 +21,7 @@
 //! a slice's lookups, sorts them, and reads each lower block it needs once for the slice,
 //! in order (`lower.rs`).
 //!
-//! Each threshold `t` then runs as in memory: round 0 reads the exits back in one pass
+//! Each threshold `t` then runs as in memory: round 0 reads its threshold's exits file
 //! (a best exit of `t` settles `W`; one of `−t` marks the low exit, and settles `L` when
 //! no in-layer move is left); each later round reads the previous round's runs, un-sows
 //! every entry, and updates the parents' nibbles by compare-and-swap. Newly settled
@@ -167,7 +167,7 @@ impl LeanPlan {
     }
 }
 
-/// Disk bytes a position of the layer needs at most while it is built: the exits file,
+/// Disk bytes a position of the layer needs at most while it is built: the exits files,
 /// the runs, two nibble snapshots while one replaces the other, and the two tables. The
 /// scratch folder peaked at 2.06 bytes a position on layer 21 and the tables take 0.9
 /// (README); the rest is room to spare.
