@@ -4,9 +4,9 @@
 //!
 //! The exits go to one file per threshold: `exits-TT.run` lists, in the pass's order, the
 //! positions whose best exit is `t` or `−t` (the run format of `runs.rs` without rounds,
-//! with the pass's number for key and "lost" for `−t`). Round 0 of threshold `t` then reads only the
-//! positions it settles or marks, instead of every position of the layer at every
-//! threshold, and the file is removed once its threshold is done. A best exit of 0
+//! with the pass's number for key and "lost" for `−t`). Round 0 of threshold `t` then
+//! reads only the positions it settles or marks, instead of every position of the layer
+//! at every threshold, and the file is removed once its threshold is done. A best exit of 0
 //! matters at no threshold and is not written; a position without one has a low exit at
 //! every threshold, marked in its nibble here.
 

@@ -22,7 +22,7 @@ use std::collections::BinaryHeap;
 use std::path::{Path, PathBuf};
 
 /// Entries per chunk: small, since a merge holds one decoded chunk of every run it reads
-/// (64 KiB of entries; 44 KiB raw at most, about 12 KiB as measured).
+/// (64 KiB of entries, 44 KiB raw at most).
 const CHUNK_ENTRIES: usize = 1 << 12;
 /// Bytes of the longest encoded entry: a 10-byte varint and the round.
 const ENTRY_MAX: usize = 11;
@@ -33,7 +33,7 @@ const MERGE_FAN_IN: (usize, usize) = (64, 512);
 const MERGE_BYTES_PER_RUN: u64 = 96 << 10;
 
 /// How many runs a merge of a layer of `positions` reads at once: one for every 2^21
-/// positions, within [`MERGE_FAN_IN`] (0.05 bytes a position at most). Each file merged in
+/// positions (0.05 bytes a position), within [`MERGE_FAN_IN`]. Each file merged in
 /// a stage before is read and written once more, so a big layer, whose thresholds have
 /// the most rounds and spills, reads them all at once.
 pub(crate) fn merge_fan_in(positions: u64) -> usize {
@@ -44,6 +44,7 @@ pub(crate) fn merge_fan_in(positions: u64) -> usize {
 pub(crate) fn merge_bytes(fan_in: usize) -> u64 {
     fan_in as u64 * MERGE_BYTES_PER_RUN
 }
+
 /// Chunks a writer or a reader of a single run handles together, in parallel.
 pub(crate) const GROUP: usize = 16;
 
@@ -123,6 +124,8 @@ pub(crate) struct RunWriter {
     group: usize,
     keys_only: bool,
     entries: u64,
+    /// The last key pushed (for the order check of debug builds).
+    last: Option<u64>,
 }
 
 impl RunWriter {
@@ -147,17 +150,17 @@ impl RunWriter {
             group: group.max(1),
             keys_only: false,
             entries: 0,
+            last: None,
         })
     }
 
     #[inline]
     pub fn push(&mut self, e: Entry) -> Result<(), StoreError> {
         debug_assert!(
-            self.pending
-                .last()
-                .is_none_or(|l| l.settled.key() < e.settled.key()),
+            self.last.is_none_or(|l| l < e.settled.key()),
             "run out of order"
         );
+        self.last = Some(e.settled.key());
         self.pending.push(e);
         if self.pending.len() >= CHUNK_ENTRIES * self.group {
             self.flush()?;
