@@ -103,9 +103,9 @@ pub struct LeanArgs {
     /// position, at least 16); it spills to disk when full. Values only.
     #[arg(long)]
     pub lean_buffer_mib: Option<f64>,
-    /// Minutes between the lean pass's checkpoints within a threshold (it always saves
-    /// one after the exits pass and after every threshold); 0 saves after every round.
-    /// Values only.
+    /// Minutes between the lean pass's checkpoints: one is saved after the exits pass, then
+    /// after a round or a threshold once this long has passed since the last; 0 saves after
+    /// every round. Values only.
     #[arg(long, default_value_t = DEFAULT_CHECKPOINT_MINUTES)]
     pub checkpoint_minutes: f64,
     /// One rank of an MPI job: run as `mpirun -np P awari build --mpi …`; the ranks share

@@ -112,8 +112,8 @@ pub struct LeanOptions {
     /// position of the layer, at least 16 MiB: what is left of the 0.75 bytes a position
     /// the pass aims at, after the nibbles and the rest (README).
     pub buffer_bytes: Option<u64>,
-    /// Save a checkpoint after a round once this long has passed since the last one.
-    /// Checkpoints after the exits pass and after every threshold are always taken.
+    /// Save a checkpoint after a round or a threshold once this long has passed since the
+    /// last one. The checkpoint after the exits pass is always taken.
     pub checkpoint_every: Duration,
     /// Where the scratch folders go (`<scratch>/<rules>/lean-NN/`). None: under the
     /// database folder. On a cluster, a disk local to each node.
