@@ -238,11 +238,7 @@ impl Checkpoint {
         }
         let path = dir.join(&name);
         let mut w = ChunkWriter::create(&path)?;
-        let bytes = nib.snapshot();
-        let packed: Vec<Vec<u8>> = bytes.par_chunks(1 << 20).map(chunks::compress).collect();
-        for (raw, p) in bytes.chunks(1 << 20).zip(&packed) {
-            w.write_compressed(raw.len(), p)?;
-        }
+        w.write_parallel(nib.snapshot(), 1 << 20, chunks::as_is)?;
         w.finish()?;
         // Every file the checkpoint names is made durable before it is saved, and its
         // digest recorded (files are written once: a file already saved keeps its own).

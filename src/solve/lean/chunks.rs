@@ -6,6 +6,8 @@
 //! and named in a checkpoint only after that, so a file a checkpoint names is whole.
 
 use crate::store::StoreError;
+use rayon::prelude::*;
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -32,6 +34,11 @@ fn corrupted(path: &Path, what: &str) -> StoreError {
 /// Compresses one chunk's bytes (callers compress in parallel, then write in order).
 pub(crate) fn compress(raw: &[u8]) -> Vec<u8> {
     zstd::bulk::compress(raw, SCRATCH_LEVEL).expect("zstd compression of a memory buffer")
+}
+
+/// A chunk of bytes that are their own raw form ([`ChunkWriter::write_parallel`]).
+pub(crate) fn as_is(raw: &[u8]) -> Cow<'_, [u8]> {
+    Cow::Borrowed(raw)
 }
 
 /// Writes chunks to a new file.
@@ -61,6 +68,27 @@ impl ChunkWriter {
         self.out.write_all(&head).map_err(|e| io_err(path, e))?;
         self.out.write_all(packed).map_err(|e| io_err(path, e))?;
         self.bytes += (CHUNK_HEADER + packed.len()) as u64;
+        Ok(())
+    }
+
+    /// Appends `items` as chunks of `per_chunk` items: `raw` gives a chunk's raw bytes,
+    /// and the chunks are encoded and compressed in parallel, then written in order.
+    pub fn write_parallel<T: Sync>(
+        &mut self,
+        items: &[T],
+        per_chunk: usize,
+        raw: impl for<'a> Fn(&'a [T]) -> Cow<'a, [u8]> + Sync,
+    ) -> Result<(), StoreError> {
+        let packed: Vec<(usize, Vec<u8>)> = items
+            .par_chunks(per_chunk)
+            .map(|part| {
+                let raw = raw(part);
+                (raw.len(), compress(&raw))
+            })
+            .collect();
+        for (raw_len, p) in &packed {
+            self.write_compressed(*raw_len, p)?;
+        }
         Ok(())
     }
 

@@ -47,10 +47,7 @@ impl Pass<'_> {
                     Ok(found)
                 })
                 .collect::<Result<_, _>>()?;
-            for f in found {
-                self.observer.advance(f.len() as u64);
-                spill.push(f)?;
-            }
+            spill.push_all(found, self.observer)?;
             batch.clear();
         }
         spill.finish()
@@ -101,10 +98,7 @@ impl Pass<'_> {
                     .par_chunks(4096)
                     .map(|c| self.apply_sent(c, nib))
                     .collect::<Result<_, _>>()?;
-                for f in found {
-                    self.observer.advance(f.len() as u64);
-                    spill.push(f)?;
-                }
+                spill.push_all(found, self.observer)?;
             }
             batch.clear();
         }
@@ -324,6 +318,19 @@ impl<'a> Spiller<'a> {
             std::mem::take(&mut *buffer)
         };
         self.write(full)
+    }
+
+    /// Pushes each task's settled positions, counting them as progress.
+    pub(super) fn push_all(
+        &self,
+        found: Vec<Vec<Settled>>,
+        observer: &dyn LeanObserver,
+    ) -> Result<(), StoreError> {
+        for f in found {
+            observer.advance(f.len() as u64);
+            self.push(f)?;
+        }
+        Ok(())
     }
 
     pub(super) fn write(&self, mut entries: Vec<Settled>) -> Result<(), StoreError> {

@@ -13,10 +13,11 @@
 //! group of chunks in parallel: the pass's serial steps (a round's run written while the
 //! other threads wait, a frontier read back) then use every thread.
 
-use super::chunks::{self, ChunkReader, ChunkWriter, Packed};
+use super::chunks::{ChunkReader, ChunkWriter, Packed};
 use crate::solve::Settled;
 use crate::store::StoreError;
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::path::{Path, PathBuf};
@@ -170,17 +171,10 @@ impl RunWriter {
 
     fn flush(&mut self) -> Result<(), StoreError> {
         let keys_only = self.keys_only;
-        let packed: Vec<(usize, Vec<u8>)> = self
-            .pending
-            .par_chunks(CHUNK_ENTRIES)
-            .map(|part| {
-                let raw = encode_chunk(part, keys_only);
-                (raw.len(), chunks::compress(&raw))
-            })
-            .collect();
-        for (raw_len, p) in &packed {
-            self.out.write_compressed(*raw_len, p)?;
-        }
+        self.out
+            .write_parallel(&self.pending, CHUNK_ENTRIES, |part| {
+                Cow::Owned(encode_chunk(part, keys_only))
+            })?;
         self.entries += self.pending.len() as u64;
         self.pending.clear();
         Ok(())
@@ -196,21 +190,14 @@ impl RunWriter {
 /// Writes sorted `entries` (all of round `round`) as a run at `path`, its chunks encoded
 /// in parallel.
 pub(crate) fn write_run(path: &Path, entries: &[Settled], round: u8) -> Result<u64, StoreError> {
-    let packed: Vec<(usize, Vec<u8>)> = entries
-        .par_chunks(CHUNK_ENTRIES)
-        .map(|part| {
-            let part: Vec<Entry> = part
-                .iter()
-                .map(|&settled| Entry { settled, round })
-                .collect();
-            let raw = encode_chunk(&part, false);
-            (raw.len(), chunks::compress(&raw))
-        })
-        .collect();
     let mut out = ChunkWriter::create(path)?;
-    for (raw_len, p) in &packed {
-        out.write_compressed(*raw_len, p)?;
-    }
+    out.write_parallel(entries, CHUNK_ENTRIES, |part| {
+        let part: Vec<Entry> = part
+            .iter()
+            .map(|&settled| Entry { settled, round })
+            .collect();
+        Cow::Owned(encode_chunk(&part, false))
+    })?;
     out.finish()
 }
 
