@@ -102,7 +102,13 @@ fn lean_build(db: &Path, top: u32) -> Command {
 /// Starts the lean build of layer `top` (its lower layers already in `db`), waits until
 /// it has checkpointed three thresholds, and kills it (SIGKILL) there.
 fn kill_after_thresholds(db: &Path, top: u32) {
+    kill_after_thresholds_with(db, top, &[]);
+}
+
+/// As [`kill_after_thresholds`], the build given `args` too.
+fn kill_after_thresholds_with(db: &Path, top: u32, args: &[&str]) {
     let mut child = lean_build(db, top)
+        .args(args)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -141,6 +147,118 @@ fn a_lean_build_killed_mid_layer_resumes_from_its_checkpoint() {
     );
     assert_same_files(reference.path(), dir.path(), Rules::AWARI, TOP);
     assert!(!scratch_dir(dir.path(), Rules::AWARI, TOP).exists());
+}
+
+/// A layer whose lean build was started without its distances (its thresholds' runs keep
+/// no rounds) resumes only as it was started: asked for the distances, the build stops
+/// with one line naming the flag; without them, it resumes and writes the values of a
+/// full build, and a distances file that keeps no entries.
+#[test]
+fn a_layer_started_without_distances_resumes_only_without_them() {
+    const TOP: u32 = 15;
+    let without = ["--distances-up-to", "14"];
+    let reference = scratch();
+    in_memory(reference.path(), Rules::AWARI, TOP);
+    let dir = scratch();
+    copy_layers(reference.path(), dir.path(), TOP - 1);
+    kill_after_thresholds_with(dir.path(), TOP, &without);
+
+    let out = lean_build(dir.path(), TOP).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "resumed with distances: {stderr}");
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.contains("error")).collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(errors[0].contains("--distances-up-to"), "{stderr}");
+    assert!(!errors[0].contains("corrupted"), "{stderr}");
+    assert!(
+        checkpoint_threshold(dir.path(), TOP).is_some(),
+        "the checkpoint is kept"
+    );
+
+    let out = lean_build(dir.path(), TOP).args(without).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "the resumed build failed: {stderr}");
+    assert!(stderr.contains(&format!("layer {TOP}: resuming from its checkpoint")));
+    let read = |db: &Path, kind| std::fs::read(table_path(db, Rules::AWARI, TOP, kind)).unwrap();
+    assert_eq!(
+        read(dir.path(), TableKind::Values),
+        read(reference.path(), TableKind::Values)
+    );
+    let distances = table_path(dir.path(), Rules::AWARI, TOP, TableKind::Distances);
+    let file =
+        awari::store::LayerFile::open_kind(&distances, Rules::AWARI, TOP, TableKind::Distances)
+            .unwrap();
+    assert!(!file.keeps_entries());
+}
+
+/// Dies (panics) when layer `layer` saves its checkpoint after the last threshold, and
+/// counts the resumes it sees.
+struct DieAfterThresholds {
+    layer: u32,
+    resumed_at: std::sync::Mutex<Vec<u32>>,
+}
+
+impl awari::SolveObserver for DieAfterThresholds {}
+impl awari::LeanObserver for DieAfterThresholds {
+    fn checkpoint(&self, seeds: u32, threshold: u32, _rounds: usize) {
+        if seeds == self.layer && threshold == 0 {
+            panic!("stopped after the last threshold");
+        }
+    }
+    fn resumed(&self, _seeds: u32, threshold: u32, _rounds: usize) {
+        self.resumed_at.lock().unwrap().push(threshold);
+    }
+}
+impl awari::BuildObserver for DieAfterThresholds {}
+
+/// After the last threshold a checkpoint is saved whatever the interval, with an empty
+/// nibbles snapshot and only the thresholds' runs beside it; a build stopped there resumes
+/// straight into the final merge and writes the same bytes.
+#[test]
+fn a_build_stopped_before_its_final_merge_resumes_there() {
+    const TOP: u32 = 13;
+    let reference = scratch();
+    in_memory(reference.path(), Rules::AWARI, TOP);
+    let dir = scratch();
+    copy_layers(reference.path(), dir.path(), TOP - 1);
+    let opts = BuildOptions {
+        pass: PassChoice::Lean,
+        ..BuildOptions::new(dir.path(), Rules::AWARI, TOP)
+    };
+    let observer = DieAfterThresholds {
+        layer: TOP,
+        resumed_at: Default::default(),
+    };
+    let died = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| build(&opts, &observer)));
+    assert!(
+        died.is_err(),
+        "the build was to stop after its last threshold"
+    );
+    let folder = scratch_dir(dir.path(), Rules::AWARI, TOP);
+    let mut names: Vec<String> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(checkpoint_threshold(dir.path(), TOP), Some(0), "{names:?}");
+    let nibbles: Vec<&String> = names.iter().filter(|n| n.starts_with("nibbles")).collect();
+    assert_eq!(nibbles.len(), 1, "{names:?}");
+    assert_eq!(std::fs::metadata(folder.join(nibbles[0])).unwrap().len(), 0);
+    assert!(
+        names
+            .iter()
+            .all(|n| n == "checkpoint" || n.starts_with("nibbles") || n.starts_with("threshold-")),
+        "only the thresholds' runs are left: {names:?}"
+    );
+
+    let observer = DieAfterThresholds {
+        layer: TOP + 1,
+        resumed_at: Default::default(),
+    };
+    build(&opts, &observer).unwrap();
+    assert_eq!(*observer.resumed_at.lock().unwrap(), vec![0]);
+    assert_same_files(reference.path(), dir.path(), Rules::AWARI, TOP);
+    assert!(!folder.exists());
 }
 
 /// A damaged checkpoint or scratch file stops the build with one clear line, and the

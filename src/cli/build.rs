@@ -81,6 +81,7 @@ fn summary(what: &str, reports: &[LayerReport], place: &str, started: std::time:
 fn values(tables: &TableArgs, args: &BuildArgs, lean: &LeanArgs) -> Result<bool> {
     let mut opts = build_options(tables, args)?;
     (opts.pass, opts.lean) = lean_options(lean)?;
+    opts.distances_up_to = lean.distances_up_to;
     if lean.mpi {
         return values_mpi(opts, args.quiet);
     }

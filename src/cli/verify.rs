@@ -21,7 +21,7 @@ pub fn run(tables: &TableArgs, layers: Option<LayerRange>, sample: Option<u64>) 
 /// One layer's line, and its mismatches.
 fn report(c: &LayerCheck, sampled: bool) {
     let distances = match (c.distances_checked, c.distance_faults) {
-        (false, _) => "; no distances file".to_string(),
+        (false, _) => "; built without its distances".to_string(),
         (true, 0) => ", every round leads best play out of the layer".to_string(),
         (true, f) => format!("; DISTANCE FAULTS: {f}"),
     };

@@ -204,7 +204,8 @@ pub struct Database {
     rules: Rules,
     layers: Vec<Option<LayerFile>>,
     /// The distances of each layer, where present (a layer without them is incomplete: a
-    /// principal variation that needs them stops with [`ProbeError::DistancesMissing`]).
+    /// principal variation that needs them stops with [`ProbeError::DistancesMissing`]; a
+    /// layer built without them has a file that keeps no entries).
     distances: Vec<Option<LayerFile>>,
     cache: BlockCache,
 }
@@ -302,9 +303,23 @@ impl Database {
         (present > 0).then(|| present as u32 - 1)
     }
 
-    /// The distances file of layer `seeds`, if present.
+    /// The distances file of layer `seeds`, if present and keeping an entry for each
+    /// position (not for a layer built without its distances, see
+    /// [`Database::distances_kept`]).
     pub fn distances_file(&self, seeds: u32) -> Option<&LayerFile> {
-        self.distances.get(seeds as usize).and_then(|l| l.as_ref())
+        self.distances
+            .get(seeds as usize)
+            .and_then(|l| l.as_ref())
+            .filter(|f| f.keeps_entries())
+    }
+
+    /// Whether layer `seeds` was built without its distances (its distances file keeps no
+    /// entries): a principal variation through it steers best moves by a bounded search.
+    pub fn distances_kept(&self, seeds: u32) -> bool {
+        self.distances
+            .get(seeds as usize)
+            .and_then(|l| l.as_ref())
+            .is_none_or(|f| f.keeps_entries())
     }
 
     /// The file of layer `seeds`, if present.
@@ -332,9 +347,11 @@ impl Database {
     }
 
     /// The stored round of `board` (see [`TableKind::Distances`]), if its layer has a
-    /// distances file.
+    /// distances file; [`DISTANCE_SATURATED`](crate::store::DISTANCE_SATURATED), the round
+    /// that says nothing, where the layer was built without its distances.
     pub(crate) fn distance(&self, board: &Board) -> Result<Option<u8>, ProbeError> {
         match self.distances.get(board.seeds() as usize) {
+            Some(Some(file)) if !file.keeps_entries() => Ok(Some(store::DISTANCE_SATURATED)),
             Some(Some(file)) => Ok(Some(self.cached_byte(file, board)?)),
             _ => Ok(None),
         }

@@ -74,7 +74,8 @@ impl Database {
     /// search (a retrograde search over the region best play can reach); past its budget,
     /// each side plays a best move preferring a capture, then a new position, then the
     /// lowest pit, and the line may then go round ([`PvEnd::Repetition`] with a non-zero
-    /// value).
+    /// value). A layer built without its distances ([`Database::distances_kept`]) is
+    /// steered the same way as a saturated round: by the search, then those preferences.
     ///
     /// # Errors
     ///

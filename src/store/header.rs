@@ -14,6 +14,9 @@ pub const VERSION: u32 = 1;
 pub(crate) const INDEX_FULL: u8 = 1;
 /// Compression 1: each block is one zstd frame.
 pub(crate) const COMPRESSION_ZSTD: u8 = 1;
+/// Compression 0: the table keeps no entries and has no blocks (a distances table of a
+/// layer built without its distances).
+pub(crate) const COMPRESSION_NONE: u8 = 0;
 
 /// Byte offsets of the fixed fields.
 mod at {
@@ -79,6 +82,20 @@ impl Header {
             positions: summary.positions,
             blocks: summary.positions.div_ceil(u64::from(block_size)),
             histogram: summary.histogram,
+        }
+    }
+
+    /// The header of a table of `kind` that keeps no entries ([`COMPRESSION_NONE`]).
+    pub fn without_entries(
+        rules: Rules,
+        kind: TableKind,
+        block_size: u32,
+        summary: &LayerSummary,
+    ) -> Header {
+        Header {
+            compression: COMPRESSION_NONE,
+            blocks: 0,
+            ..Header::new(rules, kind, block_size, summary)
         }
     }
 
@@ -166,7 +183,12 @@ impl Header {
         self.seeds <= crate::board::MAX_SEEDS
             && self.positions == crate::index::size(self.seeds)
             && self.block_size != 0
-            && self.blocks == self.positions.div_ceil(u64::from(self.block_size))
+            && self.blocks
+                == if self.compression == COMPRESSION_NONE {
+                    0
+                } else {
+                    self.positions.div_ceil(u64::from(self.block_size))
+                }
     }
 }
 
@@ -220,6 +242,28 @@ mod tests {
         let mut damaged = bytes.clone();
         damaged[FIXED_LEN + 3] ^= 1;
         assert!(BlockTable::decode(&damaged, header.blocks).is_none());
+    }
+
+    /// A table without entries has no blocks, and only its compression code allows that.
+    #[test]
+    fn a_table_without_entries_has_no_blocks() {
+        let summary = LayerSummary::from_values(0, &[0]);
+        let header = Header::without_entries(Rules::AWARI, TableKind::Distances, 16, &summary);
+        assert_eq!((header.blocks, header.compression), (0, COMPRESSION_NONE));
+        assert!(header.sizes_agree());
+        let bytes = header.encode(&[], &[]);
+        assert_eq!(Header::decode_fixed(&bytes), Ok(header.clone()));
+        assert!(BlockTable::decode(&bytes, 0).is_some());
+        let zstd_without_blocks = Header {
+            compression: COMPRESSION_ZSTD,
+            ..header.clone()
+        };
+        assert!(!zstd_without_blocks.sizes_agree());
+        let none_with_blocks = Header {
+            blocks: 1,
+            ..header
+        };
+        assert!(!none_with_blocks.sizes_agree());
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! | 8 | 4 | format version |
 //! | 12 | 1 | rules code ([`Rules::code`]) |
 //! | 13 | 1 | index kind (1: every placement, stars and bars) |
-//! | 14 | 1 | compression (1: zstd) |
+//! | 14 | 1 | compression (1: zstd; 0: no entries and no blocks, only for a distances table) |
 //! | 15 | 1 | table kind (1: values, one `i8` a position; 2: distances, one `u8`; 3 and 4: the low and high bounds, one `i8` each) |
 //! | 16 | 4 | seeds on the board (the layer) |
 //! | 20 | 4 | positions per block |
@@ -35,7 +35,7 @@ mod writer;
 pub(crate) use cache::{BlockCache, CACHE_BLOCKS};
 pub use reader::LayerFile;
 pub use writer::{write_layer, WriteOptions, WrittenLayer};
-pub(crate) use writer::{write_table, TableWriter};
+pub(crate) use writer::{write_table, write_without_entries, TableWriter};
 
 use crate::board::MAX_SEEDS;
 use crate::rules::Rules;
@@ -168,6 +168,15 @@ pub enum StoreError {
         /// Bytes found.
         found: u64,
     },
+    /// A sound file that this build cannot use as asked (a lean checkpoint saved by a
+    /// build with other settings); `what` says what to do.
+    #[error("{path}: {what}")]
+    Unusable {
+        /// The file.
+        path: PathBuf,
+        /// Why, and what to do.
+        what: String,
+    },
     /// A checksum, a size or a stored byte is wrong.
     #[error("{path}: corrupted ({what})")]
     Corrupted {
@@ -180,9 +189,12 @@ pub enum StoreError {
 
 impl StoreError {
     /// Whether the file itself is bad (damaged, foreign, of another layer or rule set), as
-    /// opposed to the system refusing to read it.
+    /// opposed to the system refusing to read it or a sound file of other settings.
     pub fn is_damage(&self) -> bool {
-        !matches!(self, StoreError::Io { .. } | StoreError::NotAFile { .. })
+        !matches!(
+            self,
+            StoreError::Io { .. } | StoreError::NotAFile { .. } | StoreError::Unusable { .. }
+        )
     }
 }
 

@@ -6,7 +6,9 @@
 //! returns an error. Mapping stays available as an `unsafe` opt-in
 //! ([`LayerFile::open_mapped`]) for callers who can promise the files will not change.
 
-use super::header::{BlockTable, FixedProblem, Header, COMPRESSION_ZSTD, FIXED_LEN, INDEX_FULL};
+use super::header::{
+    BlockTable, FixedProblem, Header, COMPRESSION_NONE, COMPRESSION_ZSTD, FIXED_LEN, INDEX_FULL,
+};
 use super::*;
 use memmap2::Mmap;
 use rayon::prelude::*;
@@ -32,6 +34,8 @@ pub struct LayerFile {
     block_size: u32,
     table: BlockTable,
     summary: LayerSummary,
+    /// False for a table that keeps no entries ([`LayerFile::keeps_entries`]).
+    entries: bool,
 }
 
 thread_local! {
@@ -120,6 +124,7 @@ impl LayerFile {
                 positions: 0,
                 histogram: [0; HISTOGRAM_LEN],
             },
+            entries: true,
         };
         file.len = match &file.source {
             Source::Read(f) => f.metadata().map_err(|e| io_error(path, e))?.len(),
@@ -129,6 +134,7 @@ impl LayerFile {
         file.check_identity(&header, rules, seeds, kind)?;
         file.check_layout()?;
         file.block_size = header.block_size;
+        file.entries = header.compression != COMPRESSION_NONE;
         file.summary = LayerSummary {
             seeds,
             positions: header.positions,
@@ -194,7 +200,10 @@ impl LayerFile {
                 found: header.seeds,
             });
         }
-        if header.index_kind != INDEX_FULL || header.compression != COMPRESSION_ZSTD {
+        // Only a distances table may keep no entries: a layer's values are always kept.
+        let compression_known = header.compression == COMPRESSION_ZSTD
+            || (header.compression == COMPRESSION_NONE && kind == TableKind::Distances);
+        if header.index_kind != INDEX_FULL || !compression_known {
             return Err(self.corrupted("unknown index kind or compression".into()));
         }
         if header.encoding != kind.code() {
@@ -253,6 +262,12 @@ impl LayerFile {
     /// File size in bytes (when it was opened).
     pub fn bytes(&self) -> u64 {
         self.len
+    }
+    /// Whether the table keeps an entry for each position. A distances table of a layer
+    /// built without its distances keeps none: it has no blocks, and reading one is an
+    /// error ([`StoreError::Corrupted`]).
+    pub fn keeps_entries(&self) -> bool {
+        self.entries
     }
     /// The summary of the layer's values stored in the header at build time.
     pub fn summary(&self) -> &LayerSummary {
@@ -314,6 +329,9 @@ impl LayerFile {
         block: u64,
         f: impl FnOnce(&[u8]) -> R,
     ) -> Result<R, StoreError> {
+        if !self.entries {
+            return Err(self.corrupted("the table keeps no entries (built without them)".into()));
+        }
         if block >= self.blocks() {
             return Err(self.corrupted(format!(
                 "no block {block} (the layer has {})",
@@ -401,6 +419,10 @@ impl LayerFile {
 
     /// Every byte of the table, decompressed (in parallel).
     pub fn read_all_bytes(&self) -> Result<Vec<u8>, StoreError> {
+        if !self.entries {
+            // Not a layer of zeros: there is nothing to read.
+            return self.with_checked_block(0, |_| Vec::new());
+        }
         let mut out = vec![0u8; self.positions() as usize];
         out.par_chunks_mut(self.block_size as usize)
             .enumerate()

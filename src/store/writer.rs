@@ -211,30 +211,62 @@ impl TableWriter {
         if let Err(e) = finish_file(out, &header) {
             return Err(self.tmp_error(e));
         }
-        if let Err(source) = fs::rename(&self.tmp, &self.path) {
-            return Err(StoreError::Io {
-                path: self.path.clone(),
-                source,
-            });
-        }
-        if let Some(dir) = self.path.parent() {
-            // Make the rename itself durable.
-            if let Ok(d) = File::open(dir) {
-                let _ = d.sync_all();
-            }
-        }
-        let bytes = fs::metadata(&self.path)
-            .map_err(|source| StoreError::Io {
-                path: self.path.clone(),
-                source,
-            })?
-            .len();
-        Ok(WrittenLayer {
-            path: self.path.clone(),
-            bytes,
-            summary,
-        })
+        put_in_place(&self.tmp, &self.path, summary)
     }
+}
+
+/// Writes the table of `kind` of layer `summary.seeds` as one that keeps no entries: a
+/// header and no blocks (a layer built without its distances), atomically as
+/// [`write_table`] does.
+pub(crate) fn write_without_entries(
+    db: &Path,
+    rules: Rules,
+    kind: TableKind,
+    summary: LayerSummary,
+    opts: WriteOptions,
+) -> Result<WrittenLayer, StoreError> {
+    let path = table_path(db, rules, summary.seeds, kind);
+    let tmp = temporary_path(db, rules, summary.seeds, kind);
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| StoreError::Io { path, source }
+    };
+    fs::create_dir_all(rules_dir(db, rules)).map_err(io(&path))?;
+    let header = Header::without_entries(rules, kind, opts.block_size, &summary).encode(&[], &[]);
+    let written = File::create(&tmp).and_then(|file| {
+        let out = BufWriter::new(file);
+        finish_file(out, &header)
+    });
+    if let Err(e) = written {
+        let _ = fs::remove_file(&tmp);
+        return Err(io(&tmp)(e));
+    }
+    put_in_place(&tmp, &path, summary)
+}
+
+/// Renames a finished, synced temporary file into place and makes the rename durable.
+fn put_in_place(
+    tmp: &Path,
+    path: &Path,
+    summary: LayerSummary,
+) -> Result<WrittenLayer, StoreError> {
+    let io = |source| StoreError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    fs::rename(tmp, path).map_err(io)?;
+    if let Some(dir) = path.parent() {
+        // Make the rename itself durable.
+        if let Ok(d) = File::open(dir) {
+            let _ = d.sync_all();
+        }
+    }
+    let bytes = fs::metadata(path).map_err(io)?.len();
+    Ok(WrittenLayer {
+        path: path.to_path_buf(),
+        bytes,
+        summary,
+    })
 }
 
 impl Drop for TableWriter {
@@ -252,4 +284,44 @@ fn finish_file(out: BufWriter<File>, header: &[u8]) -> std::io::Result<()> {
     file.seek(SeekFrom::Start(0))?;
     file.write_all(header)?;
     file.sync_all()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A distances table without entries opens, keeps no entries and refuses a read with
+    /// a clear error; a values table may not be one.
+    #[test]
+    fn only_a_distances_table_may_keep_no_entries() {
+        let db = tempfile::tempdir().unwrap();
+        let n = 3;
+        let summary = LayerSummary::from_values(n, &vec![1; index::size(n) as usize]);
+        let opts = WriteOptions::default();
+        for kind in [TableKind::Distances, TableKind::Values] {
+            let written =
+                write_without_entries(db.path(), Rules::AWARI, kind, summary.clone(), opts)
+                    .unwrap();
+            assert_eq!(written.bytes as usize, Header::len_with_tables(0));
+            let opened = LayerFile::open_kind(&written.path, Rules::AWARI, n, kind);
+            if kind == TableKind::Values {
+                let e = opened.unwrap_err().to_string();
+                assert!(e.contains("unknown index kind or compression"), "{e}");
+                continue;
+            }
+            let file = opened.unwrap();
+            assert!(!file.keeps_entries());
+            assert_eq!((file.blocks(), file.positions()), (0, index::size(n)));
+            assert_eq!(file.summary(), &summary);
+            file.check_blocks().unwrap();
+            for e in [
+                file.read_block_bytes(0).unwrap_err(),
+                file.read_all_bytes().unwrap_err(),
+            ] {
+                assert!(e.to_string().contains("keeps no entries"), "{e}");
+            }
+            let state = layer_state(db.path(), Rules::AWARI, n).unwrap();
+            assert!(matches!(state, LayerState::Missing), "{state:?}");
+        }
+    }
 }

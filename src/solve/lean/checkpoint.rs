@@ -16,6 +16,9 @@ pub(super) struct Checkpoint {
     pub(super) thresholds: Vec<(u32, String)>,
     /// The nibbles' snapshot.
     pub(super) nibbles: String,
+    /// Whether the thresholds' runs have dropped their rounds (a layer built without its
+    /// distances): such a checkpoint cannot finish a layer with distances.
+    pub(super) rounds_dropped: bool,
     /// Each named file's [`chunks::digest`] when it was saved, which a resume checks: a
     /// file is bound to its place in the checkpoint, not only to its name.
     pub(super) digests: Vec<(String, u64)>,
@@ -38,6 +41,7 @@ impl Checkpoint {
             rounds: Vec::new(),
             thresholds: Vec::new(),
             nibbles: String::new(),
+            rounds_dropped: false,
             digests: Vec::new(),
             saved: Vec::new(),
             stale: Vec::new(),
@@ -54,6 +58,15 @@ impl Checkpoint {
         }
     }
 
+    /// Bytes of the files no longer needed that wait for the next checkpoint.
+    pub(super) fn stale_bytes(&self, dir: &Path) -> u64 {
+        self.stale
+            .iter()
+            .filter_map(|f| std::fs::metadata(dir.join(f)).ok())
+            .map(|m| m.len())
+            .sum()
+    }
+
     pub(super) fn encode(&self) -> String {
         let mut s = format!(
             "{CHECKPOINT_MAGIC}\nrules {}\nlayer {}\nnext-threshold {}\nnibbles {}\n",
@@ -62,6 +75,9 @@ impl Checkpoint {
             self.next_threshold,
             self.nibbles
         );
+        if self.rounds_dropped {
+            s += "rounds dropped\n";
+        }
         for (t, f) in &self.thresholds {
             s += &format!("threshold {t} {f}\n");
         }
@@ -107,6 +123,7 @@ impl Checkpoint {
             rounds: Vec::new(),
             thresholds: Vec::new(),
             nibbles,
+            rounds_dropped: false,
             digests: Vec::new(),
             saved: Vec::new(),
             stale: Vec::new(),
@@ -114,6 +131,7 @@ impl Checkpoint {
         for line in lines {
             let words: Vec<&str> = line.split(' ').collect();
             match words.as_slice() {
+                ["rounds", "dropped"] => cp.rounds_dropped = true,
                 ["threshold", t, f] => cp.thresholds.push((t.parse().ok()?, f.to_string())),
                 ["round", _] => cp.rounds.push(Vec::new()),
                 ["run", entries, f] => cp.rounds.last_mut()?.push(RunFile {
@@ -238,7 +256,13 @@ impl Checkpoint {
         }
         let path = dir.join(&name);
         let mut w = ChunkWriter::create(&path)?;
-        w.write_parallel(nib.snapshot(), 1 << 20, chunks::as_is)?;
+        // Once every threshold is done the nibbles are of no more use: the snapshot is empty.
+        let bytes: &[u8] = if self.next_threshold == 0 {
+            &[]
+        } else {
+            nib.snapshot()
+        };
+        w.write_parallel(bytes, 1 << 20, chunks::as_is)?;
         w.finish()?;
         // Every file the checkpoint names is made durable before it is saved, and its
         // digest recorded (files are written once: a file already saved keeps its own).
@@ -302,9 +326,19 @@ mod tests {
             entries: 42,
         }]);
         let text = cp.encode();
-        assert_eq!(Checkpoint::decode(&text), Some(cp));
+        assert_eq!(Checkpoint::decode(&text), Some(cp.clone()));
         let edited = text.replace("next-threshold 7", "next-threshold 6");
         assert_eq!(Checkpoint::decode(&edited), None);
+        // A layer built without its distances says so, and an edit that drops the line
+        // is refused.
+        cp.rounds_dropped = true;
+        let text = cp.encode();
+        assert!(text.contains("\nrounds dropped\n"));
+        assert_eq!(Checkpoint::decode(&text), Some(cp));
+        assert_eq!(
+            Checkpoint::decode(&text.replace("rounds dropped\n", "")),
+            None
+        );
     }
 
     /// A checkpoint saved with its files, then each way of putting another file in one's

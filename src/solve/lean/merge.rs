@@ -81,7 +81,8 @@ impl Pass<'_> {
                         .flatten()
                         .filter(|&i| i < len)
                         .ok_or_else(|| damaged_run(out))?;
-                    let slot = 1 | u16::from(e.settled.lost()) << 1 | u16::from(e.round) << 2;
+                    let round = if self.keep_rounds { e.round } else { 0 };
+                    let slot = 1 | u16::from(e.settled.lost()) << 1 | u16::from(round) << 2;
                     placed.push((i as u32, slot));
                     Ok(())
                 })?;
@@ -97,7 +98,7 @@ impl Pass<'_> {
         &self,
         progress: &Checkpoint,
         write: WriteOptions,
-        distances_level: i32,
+        distances_level: Option<i32>,
         ex: &dyn Exchange,
     ) -> Result<Option<WrittenLayer>, StoreError> {
         let n = self.n;
@@ -107,16 +108,15 @@ impl Pass<'_> {
         let root = ex.rank() == 0;
         let mut outputs = if root {
             let values = TableWriter::create(&self.db, self.rules, n, TableKind::Values, write)?;
-            let rounds = TableWriter::create(
-                &self.db,
-                self.rules,
-                n,
-                TableKind::Distances,
-                WriteOptions {
-                    zstd_level: distances_level,
-                    ..write
-                },
-            )?;
+            let rounds = distances_level
+                .map(|level| {
+                    let write = WriteOptions {
+                        zstd_level: level,
+                        ..write
+                    };
+                    TableWriter::create(&self.db, self.rules, n, TableKind::Distances, write)
+                })
+                .transpose()?;
             Some((values, rounds))
         } else {
             None
@@ -152,8 +152,10 @@ impl Pass<'_> {
                         for &v in values.iter() {
                             histogram[store::histogram_bucket(v as i8)] += 1;
                         }
-                        let (r, v) =
-                            rayon::join(|| rounds_out.append(rounds), || values_out.append(values));
+                        let (r, v) = rayon::join(
+                            || rounds_out.as_mut().map_or(Ok(()), |out| out.append(rounds)),
+                            || values_out.append(values),
+                        );
                         r?;
                         v?;
                     }
@@ -182,7 +184,17 @@ impl Pass<'_> {
             positions: size,
             histogram,
         };
-        rounds_out.finish(summary.clone())?;
+        // The distances first: a values file marks a finished layer.
+        match rounds_out {
+            Some(out) => out.finish(summary.clone())?,
+            None => store::write_without_entries(
+                &self.db,
+                self.rules,
+                TableKind::Distances,
+                summary.clone(),
+                write,
+            )?,
+        };
         values_out.finish(summary).map(Some)
     }
 

@@ -113,7 +113,9 @@ pub struct LeanOptions {
     /// the pass aims at, after the nibbles and the rest (README).
     pub buffer_bytes: Option<u64>,
     /// Save a checkpoint after a round or a threshold once this long has passed since the
-    /// last one. The checkpoint after the exits pass is always taken.
+    /// last one. The checkpoint after the exits pass is always taken, and so is one after
+    /// a threshold when the files that only the last checkpoint names (and that the next
+    /// one frees) take an eighth of a byte a position, and one after the last threshold.
     pub checkpoint_every: Duration,
     /// Where the scratch folders go (`<scratch>/<rules>/lean-NN/`). None: under the
     /// database folder. On a cluster, a disk local to each node.
@@ -252,7 +254,7 @@ pub(crate) fn build_layer(
     n: u32,
     opts: &LeanOptions,
     write: WriteOptions,
-    distances_level: i32,
+    distances_level: Option<i32>,
     observer: &dyn LeanObserver,
     ex: &dyn Exchange,
 ) -> Result<Option<WrittenLayer>, StoreError> {
@@ -277,6 +279,7 @@ pub(crate) fn build_layer(
         lo,
         hi,
         bounds,
+        keep_rounds: distances_level.is_some(),
     };
     std::fs::create_dir_all(&pass.dir).map_err(|e| chunks::io_err(&pass.dir, e))?;
     let mut work = pass.start_or_resume(alone)?;
@@ -335,8 +338,23 @@ impl Pass<'_> {
             None
         };
         let (nibbles, mut progress) = match checkpoint {
+            Some(cp) if cp.rounds_dropped && self.keep_rounds => {
+                return Err(StoreError::Unusable {
+                    path: self.dir.join(checkpoint::CHECKPOINT),
+                    what: format!(
+                        "layer {n} was started without its distances (--distances-up-to below \
+                         {n}); build it so again, or remove the folder to start it afresh"
+                    ),
+                });
+            }
             Some(cp) => {
-                let nib = cp.load_nibbles(&self.dir, self.hi - self.lo)?;
+                // Saved after the last threshold, it holds no nibbles (they are not needed).
+                let positions = if cp.next_threshold == 0 {
+                    0
+                } else {
+                    self.hi - self.lo
+                };
+                let nib = cp.load_nibbles(&self.dir, positions)?;
                 self.observer.resumed(n, cp.next_threshold, cp.rounds.len());
                 (nib, cp)
             }
@@ -352,6 +370,8 @@ impl Pass<'_> {
                 (nib, cp)
             }
         };
+        // From here on, the thresholds' runs of a layer without distances drop the rounds.
+        progress.rounds_dropped |= !self.keep_rounds;
         let rounds = std::mem::take(&mut progress.rounds)
             .into_iter()
             .map(|files| files.into_iter().map(Run::File).collect())
@@ -434,17 +454,24 @@ impl Pass<'_> {
         progress.next_threshold = t - 1;
         progress.rounds.clear();
         let done = std::mem::take(&mut work.rounds);
-        if work.due() {
-            work.progress.save(&self.dir, &mut work.nibbles)?;
-            self.observer.checkpoint(self.n, t - 1, 0);
-            work.last_checkpoint = Instant::now();
-        }
         for run in done.iter().flatten() {
             if let Run::File(f) = run {
                 work.progress.discard(&self.dir, &f.file);
             }
         }
         work.progress.discard(&self.dir, &exits::exits_file(t));
+        // A file the checkpoint on disk names is freed only by the next one. So one is
+        // saved as soon as such files hold an eighth of a byte a position (the exits of
+        // the low thresholds, a third of the scratch at its peak otherwise), and after the
+        // last threshold, where it names only the thresholds' runs: the final merge starts
+        // with nothing else on disk, and a stop during it resumes there.
+        let saves = work.checkpoint_every != Duration::MAX;
+        let crowded = work.progress.stale_bytes(&self.dir) > (self.hi - self.lo) / 8;
+        if work.due() || (saves && (crowded || t == 1)) {
+            work.progress.save(&self.dir, &mut work.nibbles)?;
+            self.observer.checkpoint(self.n, t - 1, 0);
+            work.last_checkpoint = Instant::now();
+        }
         Ok(())
     }
 }
@@ -502,6 +529,9 @@ struct Pass<'a> {
     hi: u64,
     /// Every rank's share ([`exchange::shares`]).
     bounds: Vec<u64>,
+    /// Whether the layer keeps its distances: if not, the thresholds' runs store round 0
+    /// for every entry, which compresses to almost nothing.
+    keep_rounds: bool,
 }
 
 /// The board of the position numbered `q` in the pass's order.
