@@ -282,7 +282,7 @@ pub fn memory_needed(n: u32) -> u64 {
 
 /// Peak memory of the lean pass for layer `n` ([`lean::LeanPlan::total_bytes`]).
 pub(crate) fn lean_memory_needed(n: u32, opts: &LeanOptions) -> u64 {
-    lean::plan(n, opts).total_bytes()
+    lean::plan(n, opts, true).total_bytes()
 }
 
 /// The pass for layer `n` under `choice` and the memory limit.
@@ -343,8 +343,9 @@ pub(crate) fn build_partitioned(
     };
     // Each rank holds its share of a layer.
     let ranks = ex.ranks() as u64;
-    let need =
-        |n: u32| lean::plan_share(n, index::size(n).div_ceil(ranks), &opts.lean).total_bytes();
+    let need = |n: u32| {
+        lean::plan_share(n, index::size(n).div_ceil(ranks), &opts.lean, true).total_bytes()
+    };
     let folder = store::rules_dir(&opts.db, opts.rules);
     let (pool, _lock) = if ex.rank() == 0 {
         let (pool, lock) = prepare(&opts, need, &folder)?;

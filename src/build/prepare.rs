@@ -37,15 +37,17 @@ pub(crate) fn free_disk(_dir: &Path) -> Option<u64> {
 
 /// Free disk space a layer needs, by folder: the tables (at most a byte a position for
 /// both, by the sizes measured up to layer 24) in the database folder, and the lean pass's
-/// scratch files where they go (with the tables when that is the database folder).
+/// scratch files where they go (with the tables when that is the database folder; less
+/// for a layer built without its distances).
 fn disk_needed(opts: &BuildOptions, pass: Pass, n: u32) -> Vec<(PathBuf, u64)> {
     let tables = index::size(n) + (1 << 20);
     let db = store::rules_dir(&opts.db, opts.rules);
+    let lean_disk = lean::plan(n, &opts.lean, opts.keeps_distances(n)).disk_bytes;
     match (pass, &opts.lean.scratch) {
         (Pass::InMemory, _) => vec![(db, tables)],
-        (Pass::Lean, None) => vec![(db, lean::plan(n, &opts.lean).disk_bytes)],
+        (Pass::Lean, None) => vec![(db, lean_disk)],
         (Pass::Lean, Some(root)) => {
-            let scratch = lean::plan(n, &opts.lean).disk_bytes.saturating_sub(tables);
+            let scratch = lean_disk.saturating_sub(tables);
             vec![(db, tables), (root.clone(), scratch)]
         }
     }

@@ -169,20 +169,24 @@ impl LeanPlan {
     }
 }
 
-/// Disk bytes a position of the layer needs at most while it is built: the exits files,
-/// the runs, two nibble snapshots while one replaces the other, and the two tables. The
-/// scratch folder peaked at 2.06 bytes a position on layer 21 and the tables take 0.9
-/// (README); the rest is room to spare.
-const DISK_BYTES_PER_POSITION: f64 = 3.5;
+/// Disk bytes a position of the layer needs at most while it is built, with its distances:
+/// at layer 24 the layer peaked at 2.04 (the final merge: the thresholds' runs, 1.04, and
+/// the two tables, 0.89, beside the last checkpoint's manifest), and the scratch folder
+/// alone at 1.59 near the end of the last threshold; the rest is a margin for layers
+/// whose tables compress less.
+const DISK_BYTES_PER_POSITION: f64 = 2.4;
+/// What a layer built without its distances needs less: its distances table (0.41 at
+/// layer 24) and the rounds of its runs (0.06 at layer 22).
+const DISTANCES_DISK_BYTES_PER_POSITION: f64 = 0.45;
 
-/// The plan for layer `n`.
-pub fn plan(n: u32, opts: &LeanOptions) -> LeanPlan {
-    plan_share(n, index::size(n), opts)
+/// The plan for layer `n`, built with its distances or not.
+pub fn plan(n: u32, opts: &LeanOptions, distances: bool) -> LeanPlan {
+    plan_share(n, index::size(n), opts, distances)
 }
 
 /// The plan of one rank holding `positions` of layer `n` (all of them for a single
 /// process): the nibbles, the default buffer and the disk scale with the share.
-pub fn plan_share(n: u32, positions: u64, opts: &LeanOptions) -> LeanPlan {
+pub fn plan_share(n: u32, positions: u64, opts: &LeanOptions, distances: bool) -> LeanPlan {
     let buffer_bytes = opts
         .buffer_bytes
         .unwrap_or((positions * 3 / 25).max(16 << 20))
@@ -209,7 +213,13 @@ pub fn plan_share(n: u32, positions: u64, opts: &LeanOptions) -> LeanPlan {
         buffer_bytes,
         slice_positions,
         other_bytes,
-        disk_bytes: (positions as f64 * DISK_BYTES_PER_POSITION) as u64 + (1 << 20),
+        disk_bytes: (positions as f64
+            * if distances {
+                DISK_BYTES_PER_POSITION
+            } else {
+                DISK_BYTES_PER_POSITION - DISTANCES_DISK_BYTES_PER_POSITION
+            }) as u64
+            + (1 << 20),
     }
 }
 
@@ -260,7 +270,7 @@ pub(crate) fn build_layer(
 ) -> Result<Option<WrittenLayer>, StoreError> {
     let bounds = exchange::shares(index::size(n), ex.ranks());
     let (lo, hi) = (bounds[ex.rank()], bounds[ex.rank() + 1]);
-    let plan = plan_share(n, hi - lo, opts);
+    let plan = plan_share(n, hi - lo, opts, distances_level.is_some());
     observer.lean_plan(&plan);
     let alone = ex.ranks() == 1;
     let dir = if alone {
