@@ -313,8 +313,10 @@ impl Database {
             .filter(|f| f.keeps_entries())
     }
 
-    /// Whether layer `seeds` was built without its distances (its distances file keeps no
-    /// entries): a principal variation through it steers best moves by a bounded search.
+    /// Whether layer `seeds` keeps its distances: false for a layer built without them
+    /// (its distances file keeps no entries), through which a principal variation steers
+    /// best moves by a bounded search; true for a layer with a full distances file, or
+    /// none at all (an incomplete layer, see [`ProbeError::DistancesMissing`]).
     pub fn distances_kept(&self, seeds: u32) -> bool {
         self.distances
             .get(seeds as usize)
