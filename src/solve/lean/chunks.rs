@@ -41,6 +41,10 @@ pub(crate) fn as_is(raw: &[u8]) -> Cow<'_, [u8]> {
     Cow::Borrowed(raw)
 }
 
+/// Chunks [`ChunkWriter::write_parallel`] compresses at a time: enough for every thread,
+/// few enough that their copies stay small.
+const PARALLEL_CHUNKS: usize = 32;
+
 /// Writes chunks to a new file.
 pub(crate) struct ChunkWriter {
     path: PathBuf,
@@ -72,22 +76,26 @@ impl ChunkWriter {
     }
 
     /// Appends `items` as chunks of `per_chunk` items: `raw` gives a chunk's raw bytes,
-    /// and the chunks are encoded and compressed in parallel, then written in order.
+    /// and the chunks are encoded and compressed in parallel, then written in order,
+    /// [`PARALLEL_CHUNKS`] at a time, so the compressed copies held at once stay small
+    /// (the nibbles' snapshot of a big layer is gigabytes).
     pub fn write_parallel<T: Sync>(
         &mut self,
         items: &[T],
         per_chunk: usize,
         raw: impl for<'a> Fn(&'a [T]) -> Cow<'a, [u8]> + Sync,
     ) -> Result<(), StoreError> {
-        let packed: Vec<(usize, Vec<u8>)> = items
-            .par_chunks(per_chunk)
-            .map(|part| {
-                let raw = raw(part);
-                (raw.len(), compress(&raw))
-            })
-            .collect();
-        for (raw_len, p) in &packed {
-            self.write_compressed(*raw_len, p)?;
+        for group in items.chunks(per_chunk * PARALLEL_CHUNKS) {
+            let packed: Vec<(usize, Vec<u8>)> = group
+                .par_chunks(per_chunk)
+                .map(|part| {
+                    let raw = raw(part);
+                    (raw.len(), compress(&raw))
+                })
+                .collect();
+            for (raw_len, p) in &packed {
+                self.write_compressed(*raw_len, p)?;
+            }
         }
         Ok(())
     }
