@@ -85,6 +85,16 @@ fn copy_layers(from: &Path, to: &Path, top: u32) {
     common::copy_layers(from, to, Rules::AWARI, 0..=top);
 }
 
+/// Layers `0..=top` of `awari` built by the in-memory pass, and a folder holding a copy of
+/// its layers below `top`, for a lean build of `top` alone.
+fn reference_and_lower_layers(top: u32) -> (TempDir, TempDir) {
+    let reference = scratch();
+    in_memory(reference.path(), Rules::AWARI, top);
+    let dir = scratch();
+    copy_layers(reference.path(), dir.path(), top - 1);
+    (reference, dir)
+}
+
 /// Waits (polling) until `ready` holds, failing after `limit` or if `child` ends first.
 fn wait_until(child: &mut std::process::Child, limit: Duration, ready: impl FnMut() -> bool) {
     common::wait_for(child, limit, "it could be killed mid-layer", ready);
@@ -131,11 +141,8 @@ fn kill_after_thresholds_with(db: &Path, top: u32, args: &[&str]) {
 #[test]
 fn a_lean_build_killed_mid_layer_resumes_from_its_checkpoint() {
     const TOP: u32 = 15;
-    let reference = scratch();
-    in_memory(reference.path(), Rules::AWARI, TOP);
-    let dir = scratch();
     // Only the top layer is built lean, checkpointed after every round.
-    copy_layers(reference.path(), dir.path(), TOP - 1);
+    let (reference, dir) = reference_and_lower_layers(TOP);
     kill_after_thresholds(dir.path(), TOP);
 
     let out = lean_build(dir.path(), TOP).output().unwrap();
@@ -157,10 +164,7 @@ fn a_lean_build_killed_mid_layer_resumes_from_its_checkpoint() {
 fn a_layer_started_without_distances_resumes_only_without_them() {
     const TOP: u32 = 15;
     let without = ["--distances-up-to", "14"];
-    let reference = scratch();
-    in_memory(reference.path(), Rules::AWARI, TOP);
-    let dir = scratch();
-    copy_layers(reference.path(), dir.path(), TOP - 1);
+    let (reference, dir) = reference_and_lower_layers(TOP);
     kill_after_thresholds_with(dir.path(), TOP, &without);
 
     let out = lean_build(dir.path(), TOP).output().unwrap();
@@ -217,10 +221,7 @@ impl awari::BuildObserver for DieAfterThresholds {}
 #[test]
 fn a_build_stopped_before_its_final_merge_resumes_there() {
     const TOP: u32 = 13;
-    let reference = scratch();
-    in_memory(reference.path(), Rules::AWARI, TOP);
-    let dir = scratch();
-    copy_layers(reference.path(), dir.path(), TOP - 1);
+    let (reference, dir) = reference_and_lower_layers(TOP);
     let opts = BuildOptions {
         pass: PassChoice::Lean,
         ..BuildOptions::new(dir.path(), Rules::AWARI, TOP)
@@ -322,10 +323,7 @@ fn damaged_scratch_files_are_a_clear_error() {
 #[test]
 fn a_resume_refuses_scratch_files_out_of_place() {
     const TOP: u32 = 14;
-    let reference = scratch();
-    in_memory(reference.path(), Rules::AWARI, TOP);
-    let dir = scratch();
-    copy_layers(reference.path(), dir.path(), TOP - 1);
+    let (reference, dir) = reference_and_lower_layers(TOP);
     let lean = scratch_dir(dir.path(), Rules::AWARI, TOP);
     type Swap = fn(&Path) -> Option<String>;
     let swaps: [Swap; 2] = [
