@@ -241,7 +241,10 @@ pub(crate) fn write_without_entries(
         let _ = fs::remove_file(&tmp);
         return Err(io(&tmp)(e));
     }
-    put_in_place(&tmp, &path, summary)
+    put_in_place(&tmp, &path, summary).inspect_err(|_| {
+        // As a dropped `TableWriter` does: leave no temporary file behind.
+        let _ = fs::remove_file(&tmp);
+    })
 }
 
 /// Renames a finished, synced temporary file into place and makes the rename durable.

@@ -81,7 +81,7 @@ impl Pass<'_> {
                         .flatten()
                         .filter(|&i| i < len)
                         .ok_or_else(|| damaged_run(out))?;
-                    let round = if self.keep_rounds { e.round } else { 0 };
+                    let round = if self.keeps_rounds() { e.round } else { 0 };
                     let slot = 1 | u16::from(e.settled.lost()) << 1 | u16::from(round) << 2;
                     placed.push((i as u32, slot));
                     Ok(())
@@ -98,7 +98,6 @@ impl Pass<'_> {
         &self,
         progress: &Checkpoint,
         write: WriteOptions,
-        distances_level: Option<i32>,
         ex: &dyn Exchange,
     ) -> Result<Option<WrittenLayer>, StoreError> {
         let n = self.n;
@@ -108,7 +107,8 @@ impl Pass<'_> {
         let root = ex.rank() == 0;
         let mut outputs = if root {
             let values = TableWriter::create(&self.db, self.rules, n, TableKind::Values, write)?;
-            let rounds = distances_level
+            let rounds = self
+                .distances_level
                 .map(|level| {
                     let write = WriteOptions {
                         zstd_level: level,

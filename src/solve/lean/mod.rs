@@ -289,7 +289,7 @@ pub(crate) fn build_layer(
         lo,
         hi,
         bounds,
-        keep_rounds: distances_level.is_some(),
+        distances_level,
     };
     std::fs::create_dir_all(&pass.dir).map_err(|e| chunks::io_err(&pass.dir, e))?;
     let mut work = pass.start_or_resume(alone)?;
@@ -306,7 +306,7 @@ pub(crate) fn build_layer(
         nibbles, progress, ..
     } = work;
     drop(nibbles);
-    let written = pass.write_tables(&progress, write, distances_level, ex)?;
+    let written = pass.write_tables(&progress, write, ex)?;
     observer.exchanged(n, ex.sum(ex.bytes_sent()));
     let _ = std::fs::remove_dir_all(&pass.dir);
     if !alone {
@@ -348,7 +348,7 @@ impl Pass<'_> {
             None
         };
         let (nibbles, mut progress) = match checkpoint {
-            Some(cp) if cp.rounds_dropped && self.keep_rounds => {
+            Some(cp) if cp.rounds_dropped && self.keeps_rounds() => {
                 return Err(StoreError::Unusable {
                     path: self.dir.join(checkpoint::CHECKPOINT),
                     what: format!(
@@ -381,7 +381,7 @@ impl Pass<'_> {
             }
         };
         // From here on, the thresholds' runs of a layer without distances drop the rounds.
-        progress.rounds_dropped |= !self.keep_rounds;
+        progress.rounds_dropped |= !self.keeps_rounds();
         let rounds = std::mem::take(&mut progress.rounds)
             .into_iter()
             .map(|files| files.into_iter().map(Run::File).collect())
@@ -539,9 +539,17 @@ struct Pass<'a> {
     hi: u64,
     /// Every rank's share ([`exchange::shares`]).
     bounds: Vec<u64>,
-    /// Whether the layer keeps its distances: if not, the thresholds' runs store round 0
-    /// for every entry, which compresses to almost nothing.
-    keep_rounds: bool,
+    /// The zstd level of the distances file, or None for a layer built without its
+    /// distances.
+    distances_level: Option<i32>,
+}
+
+impl Pass<'_> {
+    /// Whether the thresholds' runs keep each entry's round: only for a layer that keeps
+    /// its distances (otherwise they store round 0, which compresses to almost nothing).
+    fn keeps_rounds(&self) -> bool {
+        self.distances_level.is_some()
+    }
 }
 
 /// The board of the position numbered `q` in the pass's order.
