@@ -21,6 +21,61 @@ pub struct Board {
     pits: [u8; PITS],
 }
 
+/// The solver's hot loops work on a board as one 128-bit integer, pit `i` in byte `i`
+/// (bytes 12..=15 zero): sowing adds a precomputed increment, un-sowing subtracts one
+/// seed at a time, and the rows swap with two shifts, all in registers. No pit ever holds
+/// more than 48 seeds, so byte lanes never carry into each other.
+pub(crate) const ROW_MASK: u128 = (1 << 48) - 1;
+
+/// The packed form of `board` (see [`ROW_MASK`]).
+#[inline]
+pub(crate) fn to_bits(board: &Board) -> u128 {
+    let mut bytes = [0u8; 16];
+    bytes[..PITS].copy_from_slice(board.pits());
+    u128::from_le_bytes(bytes)
+}
+
+/// The board whose packed form is `bits`.
+#[inline]
+pub(crate) fn from_bits(bits: u128) -> Board {
+    let bytes = bits.to_le_bytes();
+    let mut pits = [0u8; PITS];
+    pits.copy_from_slice(&bytes[..PITS]);
+    Board::from_pits_unchecked(pits)
+}
+
+/// The two rows exchanged: the board as the other side sees it.
+#[inline]
+pub(crate) fn swap_rows(bits: u128) -> u128 {
+    ((bits >> 48) & ROW_MASK) | ((bits & ROW_MASK) << 48)
+}
+
+/// The seeds in pit `pit` of a packed board.
+#[inline]
+pub(crate) fn pit_of(bits: u128, pit: usize) -> u8 {
+    (bits >> (8 * pit)) as u8
+}
+
+/// A one in byte `i`, for `i` in `0..16`.
+const ONES: u128 = u128::from_le_bytes([1; 16]);
+/// Byte `i` holds `i`.
+const STEPS: u128 = u128::from_le_bytes([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0, 0, 0, 0]);
+
+/// The seeds on a packed board (byte 15 of `bits · 0x0101…` adds all the others).
+#[inline]
+pub(crate) fn seeds_in(bits: u128) -> u32 {
+    (bits.wrapping_mul(ONES) >> 120) as u32
+}
+
+/// The slots of the twelve bars in stars and bars (see [`crate::index`]): byte `k` is
+/// the number of seeds in pits `0..=k` plus `k`, where the bar closing pit `k` sits. One
+/// multiplication makes every prefix sum at once (byte `k` of `bits · 0x0101…` adds bytes
+/// `0..=k`; sums stay at most 48 + 11, so no byte carries).
+#[inline]
+pub(crate) fn bar_slots(bits: u128) -> u128 {
+    bits.wrapping_mul(ONES) + STEPS
+}
+
 /// Why a board's text was refused. Each message is one line and names the problem.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BoardError {

@@ -19,7 +19,7 @@
 //! The first index of a layer is the board with every seed in pit 11, the last every seed
 //! in pit 0.
 
-use crate::board::{Board, MAX_SEEDS, PITS};
+use crate::board::{bar_slots, from_bits, to_bits, Board, MAX_SEEDS, PITS};
 
 /// Rows of the binomial table: enough for `C(n + 11, 11)` with `n` up to 48 and for the
 /// sum over all layers, `C(60, 12)`.
@@ -75,12 +75,18 @@ pub fn size_up_to(n: u32) -> u64 {
 /// The index of `board` within its layer (`board.seeds()`).
 #[inline]
 pub fn rank(board: &Board) -> u64 {
-    let pits = board.pits();
-    let mut prefix = 0usize;
+    rank_bits(to_bits(board))
+}
+
+/// [`rank`] of a packed board ([`crate::board::ROW_MASK`]): bar `j` (1..=11) closes pit
+/// `j − 1`, so its slot is byte `j − 1` of [`bar_slots`].
+#[inline]
+pub(crate) fn rank_bits(bits: u128) -> u64 {
+    let mut slots = bar_slots(bits);
     let mut r = 0u64;
-    for j in 1..PITS {
-        prefix += pits[j - 1] as usize;
-        r += BINOM[prefix + j - 1][j];
+    for j in 1..PITS as u32 {
+        r += binomial((slots & 0xFF) as u32, j);
+        slots >>= 8;
     }
     r
 }
@@ -115,42 +121,46 @@ pub fn unrank(n: u32, index: u64) -> Board {
 /// Amortised constant time, so a pass over a layer never unranks.
 #[inline]
 pub fn next_in_layer(board: &mut Board) -> bool {
-    let mut pits = *board.pits();
+    let mut bits = to_bits(board);
+    let stepped = next_in_layer_bits(&mut bits);
+    *board = from_bits(bits);
+    stepped
+}
+
+/// [`next_in_layer`] on a packed board ([`crate::board::ROW_MASK`]).
+#[inline]
+pub(crate) fn next_in_layer_bits(bits: &mut u128) -> bool {
     // The lowest pit j >= 1 holding a seed gives one seed to pit j - 1, which also takes the
     // seeds of pit 0 (pits 1..j are empty): the colex successor of the bar positions.
-    let mut j = 1;
-    while j < PITS && pits[j] == 0 {
-        j += 1;
-    }
-    if j == PITS {
+    let above = *bits & !0xFF;
+    if above == 0 {
         return false;
     }
-    let low = pits[0];
-    pits[0] = 0;
-    pits[j - 1] = low + 1;
-    pits[j] -= 1;
-    *board = Board::from_pits_unchecked(pits);
+    let j = above.trailing_zeros() / 8;
+    let low = *bits & 0xFF;
+    *bits = *bits - low - (1 << (8 * j)) + ((low + 1) << (8 * (j - 1)));
     true
 }
 
 /// Walks the boards of layer `n` with indices `start..end`, in order.
 pub fn walk(n: u32, start: u64, end: u64) -> impl Iterator<Item = (u64, Board)> {
-    let mut board = if start < end {
-        Some(unrank(n, start))
-    } else {
-        None
-    };
+    walk_bits(n, start, end).map(|(i, bits)| (i, from_bits(bits)))
+}
+
+/// [`walk`] with packed boards ([`crate::board::ROW_MASK`]).
+pub(crate) fn walk_bits(n: u32, start: u64, end: u64) -> impl Iterator<Item = (u64, u128)> {
+    let mut bits = (start < end).then(|| to_bits(&unrank(n, start)));
     let mut index = start;
     std::iter::from_fn(move || {
-        let b = board?;
+        let b = bits?;
         let here = index;
         index += 1;
         if index < end {
-            let mut nb = b;
-            next_in_layer(&mut nb);
-            board = Some(nb);
+            let mut next = b;
+            next_in_layer_bits(&mut next);
+            bits = Some(next);
         } else {
-            board = None;
+            bits = None;
         }
         Some((here, b))
     })
@@ -172,5 +182,27 @@ mod tests {
             }
             assert_eq!(count, size(n));
         }
+    }
+
+    /// The packed rank and step hold up to the largest layer, where a pit or a prefix sum
+    /// reaches 48 and a bar slot 59: checked against `unrank`, which walks the binomial
+    /// table its own way.
+    #[test]
+    fn the_largest_layer_ranks_and_steps_like_unrank() {
+        let mut pits = [0u8; PITS];
+        pits[11] = 48;
+        assert_eq!(rank(&Board::from_pits_unchecked(pits)), 0);
+        pits[11] = 0;
+        pits[0] = 48;
+        assert_eq!(rank(&Board::from_pits_unchecked(pits)), size(48) - 1);
+        let step = (size(48) / 9973) as usize;
+        for i in (0..size(48) - 1).step_by(step) {
+            let mut board = unrank(48, i);
+            assert_eq!(rank(&board), i);
+            assert!(next_in_layer(&mut board));
+            assert_eq!(board, unrank(48, i + 1));
+        }
+        let mut last = unrank(48, size(48) - 1);
+        assert!(!next_in_layer(&mut last));
     }
 }

@@ -4,7 +4,7 @@
 //! generator fills a fixed array and never allocates, because the solver calls it billions
 //! of times.
 
-use crate::board::{Board, PITS, ROW};
+use crate::board::{from_bits, pit_of, seeds_in, swap_rows, to_bits, Board, PITS, ROW, ROW_MASK};
 use std::fmt;
 use std::str::FromStr;
 
@@ -144,17 +144,6 @@ impl MoveList {
         self.moves[self.len as usize] = m;
         self.len += 1;
     }
-    /// The moves whose bit (by position in the list) is set in `mask`.
-    #[inline]
-    fn keep(&self, mask: u8) -> MoveList {
-        let mut kept = MoveList::new();
-        for (i, m) in self.iter().enumerate() {
-            if mask & (1 << i) != 0 {
-                kept.push(*m);
-            }
-        }
-        kept
-    }
     /// The moves, in pit order.
     #[inline]
     pub fn as_slice(&self) -> &[Move] {
@@ -195,32 +184,6 @@ pub enum Turn {
     },
     /// The game goes on with these legal moves (never empty).
     Moves(MoveList),
-}
-
-/// The solver calls the move generator billions of times, so sowing works on the board as
-/// one 128-bit integer with a pit per byte: sowing `s` seeds from `pit` adds a precomputed
-/// per-pit increment. No pit ever exceeds 48 seeds, so byte lanes never carry into each other.
-const ROW_MASK: u128 = (1 << 48) - 1;
-
-#[inline]
-fn to_bits(board: &Board) -> u128 {
-    let mut bytes = [0u8; 16];
-    bytes[..PITS].copy_from_slice(board.pits());
-    u128::from_le_bytes(bytes)
-}
-
-#[inline]
-fn from_bits(bits: u128) -> Board {
-    let bytes = bits.to_le_bytes();
-    let mut pits = [0u8; PITS];
-    pits.copy_from_slice(&bytes[..PITS]);
-    Board::from_pits_unchecked(pits)
-}
-
-/// The two rows exchanged: the board as the other side sees it.
-#[inline]
-fn swap_rows(bits: u128) -> u128 {
-    ((bits >> 48) & ROW_MASK) | ((bits & ROW_MASK) << 48)
 }
 
 const MAX_SOW: usize = 48;
@@ -264,19 +227,23 @@ fn sow_bits(bits: u128, pit: usize, seeds: usize) -> (u128, usize) {
 }
 
 #[inline]
-fn capture_bits(bits: u128, last: usize) -> (u128, u8) {
+pub(crate) fn capture_bits(bits: u128, last: usize) -> (u128, u8) {
     if last < ROW {
         return (bits, 0);
     }
-    let mut bytes = bits.to_le_bytes();
+    let mut captured = bits;
     let mut taken = 0u8;
     let mut p = last;
-    while p >= ROW && (bytes[p] == 2 || bytes[p] == 3) {
-        taken += bytes[p];
-        bytes[p] = 0;
+    while p >= ROW {
+        let seeds = pit_of(bits, p);
+        if seeds != 2 && seeds != 3 {
+            break;
+        }
+        taken += seeds;
+        captured &= !(0xFF << (8 * p));
         p -= 1;
     }
-    (u128::from_le_bytes(bytes), taken)
+    (captured, taken)
 }
 
 /// Sows the seeds of `pit` (mover-relative, not swapped). Returns the board and the pit the
@@ -300,25 +267,63 @@ pub fn capture(board: &Board, last: usize) -> (Board, u8) {
     (from_bits(bits), taken)
 }
 
+/// A turn worked out on a packed board ([`crate::board::ROW_MASK`]), before any child
+/// becomes a [`Board`]: the solver's passes read it straight, [`Rules::turn`] converts it.
+pub(crate) struct PackedTurn {
+    /// The value of the end of the game, if it is over (then no move is legal).
+    pub over: Option<i8>,
+    /// The legal moves, a bit a pit (bit `p` for pit `p`).
+    pub legal: u8,
+    /// Seeds each pit's move captures.
+    pub captured: [u8; ROW],
+    /// Each pit's child, packed and seen from the opponent (rows swapped).
+    pub children: [u128; ROW],
+}
+
 impl Rules {
     /// The legal moves of `board`, or the value of the end of the game.
     pub fn turn(&self, board: &Board) -> Turn {
-        let pits = board.pits();
-        let bits = to_bits(board);
-        let total = board.seeds() as i8;
+        let packed = self.packed_turn(to_bits(board));
+        if let Some(value) = packed.over {
+            return Turn::GameOver { value };
+        }
+        let mut list = MoveList::new();
+        for pit in 0..ROW {
+            if packed.legal & (1 << pit) != 0 {
+                list.push(Move {
+                    pit: pit as u8,
+                    captured: packed.captured[pit],
+                    child: from_bits(packed.children[pit]),
+                });
+            }
+        }
+        Turn::Moves(list)
+    }
+
+    /// [`Rules::turn`] on a packed board.
+    #[inline]
+    pub(crate) fn packed_turn(&self, bits: u128) -> PackedTurn {
+        let mut turn = PackedTurn {
+            over: None,
+            legal: 0,
+            captured: [0; ROW],
+            children: [0; ROW],
+        };
         // The side to move with no seeds cannot move: the opponent takes everything.
         if bits & ROW_MASK == 0 {
-            return Turn::GameOver { value: -total };
+            turn.over = Some(-(seeds_in(bits) as i8));
+            return turn;
         }
         let opponent_empty = (bits >> 48) & ROW_MASK == 0;
 
-        // Every move as sown and captured, marking (one bit per move in the list) the ones
-        // that leave the opponent no seeds after their capture, and the ones whose sowing
-        // reaches the opponent's row at all (feeding an empty opponent).
-        let mut all = MoveList::new();
+        // Every move as sown and captured, marking (a bit a pit) the ones that leave the
+        // opponent no seeds after their capture, and the ones whose sowing reaches the
+        // opponent's row at all (feeding an empty opponent).
+        let mut all = 0u8;
         let mut starves = 0u8;
         let mut feeds = 0u8;
-        for (pit, &seeds) in pits[..ROW].iter().enumerate() {
+        for pit in 0..ROW {
+            let seeds = (bits >> (8 * pit)) as u8;
             if seeds == 0 {
                 continue;
             }
@@ -330,43 +335,37 @@ impl Rules {
                 GrandSlam::NoCapture if leaves_nothing && taken > 0 => (sown, 0),
                 _ => (captured, taken),
             };
-            let bit = 1u8 << all.len();
+            let bit = 1u8 << pit;
+            all |= bit;
             if leaves_nothing {
                 starves |= bit;
             }
             if (sown >> 48) & ROW_MASK != 0 {
                 feeds |= bit;
             }
-            all.push(Move {
-                pit: pit as u8,
-                captured: taken,
-                child: from_bits(swap_rows(after)),
-            });
+            turn.captured[pit] = taken;
+            turn.children[pit] = swap_rows(after);
         }
 
-        match self.grand_slam {
-            GrandSlam::Forbidden => {
-                // Any move that leaves the opponent empty (a grand slam, or not feeding an
-                // empty opponent) is illegal unless every move does.
-                let all_bits = (1u8 << all.len()) - 1;
-                if starves == 0 || starves == all_bits {
-                    Turn::Moves(all)
-                } else {
-                    Turn::Moves(all.keep(!starves))
-                }
-            }
+        turn.legal = match self.grand_slam {
+            // Any move that leaves the opponent empty (a grand slam, or not feeding an
+            // empty opponent) is illegal unless every move does.
+            GrandSlam::Forbidden if starves != all => all & !starves,
+            GrandSlam::Forbidden => all,
             GrandSlam::NoCapture | GrandSlam::CapturesAll => {
                 if !opponent_empty {
-                    Turn::Moves(all)
+                    all
                 } else if feeds == 0 {
                     // Nobody can feed the opponent: the mover takes the seeds on its side,
                     // which are all the seeds on the board.
-                    Turn::GameOver { value: total }
+                    turn.over = Some(seeds_in(bits) as i8);
+                    0
                 } else {
-                    Turn::Moves(all.keep(feeds))
+                    feeds
                 }
             }
-        }
+        };
+        turn
     }
 
     /// The legal moves (empty when the game is over).

@@ -198,3 +198,41 @@ fn a_partitioned_build_clears_a_single_process_checkpoint() {
     assert_same_files(single.path(), dir.path(), Rules::AWARI, TOP, "2 ranks");
     assert!(!lean.exists(), "{} is left behind", lean.display());
 }
+
+/// Layers built without their distances (`--distances-up-to`): 2 and 3 ranks write the
+/// files a single process writes with the same option, byte for byte, the distances
+/// files above the bound headers that keep no entries.
+#[test]
+fn ranks_leave_out_the_same_distances_as_a_single_process() {
+    const TOP: u32 = 12;
+    const KEPT: u32 = 9;
+    let single = scratch();
+    let opts = BuildOptions {
+        distances_up_to: Some(KEPT),
+        ..BuildOptions::new(single.path(), Rules::AWARI, TOP)
+    };
+    build(&opts, &Quiet).unwrap();
+    for ranks in [2, 3] {
+        let dir = scratch();
+        let out = mpirun(ranks, Rules::AWARI, TOP, dir.path())
+            .args(["--distances-up-to", &KEPT.to_string()])
+            .output()
+            .unwrap();
+        ok(
+            &out,
+            &format!("{ranks} ranks without distances above {KEPT}"),
+        );
+        assert_same_files(
+            single.path(),
+            dir.path(),
+            Rules::AWARI,
+            TOP,
+            &format!("{ranks} ranks"),
+        );
+        for n in 0..=TOP {
+            let path = table_path(dir.path(), Rules::AWARI, n, TableKind::Distances);
+            let file = LayerFile::open_kind(&path, Rules::AWARI, n, TableKind::Distances).unwrap();
+            assert_eq!(file.keeps_entries(), n <= KEPT, "layer {n}, {ranks} ranks");
+        }
+    }
+}

@@ -56,11 +56,11 @@ mod unsow;
 
 pub(crate) use settled::Settled;
 
-pub(crate) use unsow::unsow;
+pub(crate) use unsow::{unsow, unsow_bits};
 
 use crate::board::Board;
 use crate::index;
-use crate::rules::{Rules, Turn};
+use crate::rules::Rules;
 use crate::store::DISTANCE_SATURATED;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
@@ -260,29 +260,35 @@ pub(crate) enum Moves {
     Stay(u8),
 }
 
-/// The moves of `board` (layer `n`) for an exits pass: `capture(child layer, child index,
-/// seeds captured)` for each capturing move, and what the others say.
+/// The moves of `board` (layer `n`, packed: [`crate::board::ROW_MASK`]) for an exits
+/// pass: `capture(child layer, child index, seeds captured)` for each capturing move, and
+/// what the others say.
 #[inline]
 pub(crate) fn moves_of(
     rules: Rules,
     n: u32,
-    board: &Board,
+    board: u128,
     mut capture: impl FnMut(u32, u64, u8),
 ) -> Moves {
-    match rules.turn(board) {
-        Turn::GameOver { value } => Moves::Over(value),
-        Turn::Moves(moves) => {
-            let mut stays = 0u8;
-            for m in &moves {
-                if m.captured == 0 {
-                    stays += 1;
-                } else {
-                    capture(n - u32::from(m.captured), index::rank(&m.child), m.captured);
-                }
-            }
-            Moves::Stay(stays)
+    let turn = rules.packed_turn(board);
+    if let Some(value) = turn.over {
+        return Moves::Over(value);
+    }
+    let mut stays = 0u8;
+    let mut legal = turn.legal;
+    while legal != 0 {
+        let pit = legal.trailing_zeros() as usize;
+        legal &= legal - 1;
+        match turn.captured[pit] {
+            0 => stays += 1,
+            taken => capture(
+                n - u32::from(taken),
+                index::rank_bits(turn.children[pit]),
+                taken,
+            ),
         }
     }
+    Moves::Stay(stays)
 }
 
 /// Pass 1: each position's best exit and its number of in-layer moves. Lower-layer values
@@ -310,9 +316,9 @@ fn exits_pass(
             let end = start + exits.len() as u64;
             // (position in chunk, seeds captured, child's layer, child's index)
             let mut pending: Vec<(u32, u8, u32, u64)> = Vec::with_capacity(PREFETCH_BATCH + 8);
-            for (i, board) in index::walk(n, start, end) {
+            for (i, board) in index::walk_bits(n, start, end) {
                 let k = (i - start) as usize;
-                let moves = moves_of(rules, n, &board, |seeds, idx, captured| {
+                let moves = moves_of(rules, n, board, |seeds, idx, captured| {
                     lower.prefetch(seeds, idx);
                     pending.push((k as u32, captured, seeds, idx));
                 });
@@ -492,11 +498,11 @@ impl State<'_> {
                 // Parents are gathered a batch at a time and their cells prefetched before
                 // any is updated: the cells are scattered over the whole layer, and a
                 // compare-and-swap would otherwise wait for each cache miss in turn.
-                let mut batch: Vec<(usize, Board, bool)> = Vec::with_capacity(PREFETCH_BATCH + 64);
+                let mut batch: Vec<(usize, u128, bool)> = Vec::with_capacity(PREFETCH_BATCH + 64);
                 for &entry in chunk {
                     let child_lost = entry.lost();
-                    unsow(self.rules, &entry.board(), |parent| {
-                        let p = index::rank(&parent) as usize;
+                    unsow_bits(self.rules, settled::bits_of(entry.key()), |parent| {
+                        let p = index::rank_bits(parent) as usize;
                         prefetch(&self.cells[p]);
                         batch.push((p, parent, child_lost));
                     });
@@ -511,22 +517,25 @@ impl State<'_> {
         per_chunk.concat()
     }
 
-    /// Applies a batch of (parent, parent board, child lost) edges, emptying the batch.
+    /// Applies a batch of (parent, packed parent board, child lost) edges, emptying the
+    /// batch.
     #[inline]
     fn update_parents(
         &self,
         t: i8,
         round: u8,
-        batch: &mut Vec<(usize, Board, bool)>,
+        batch: &mut Vec<(usize, u128, bool)>,
         found: &mut Vec<Settled>,
     ) {
         for &(p, parent, child_lost) in batch.iter() {
             let settled = if child_lost {
                 // A child in L_t: its parent can move there and get ≥ t.
-                self.settle(p, t).then(|| Settled::new(&parent, false))
+                self.settle(p, t)
+                    .then(|| Settled::from_key(settled::key_of_bits(parent), false))
             } else {
                 // If that was its parent's last way out, the parent is in L_t.
-                self.count_down(p, t).then(|| Settled::new(&parent, true))
+                self.count_down(p, t)
+                    .then(|| Settled::from_key(settled::key_of_bits(parent), true))
             };
             if let Some(entry) = settled {
                 // Only the thread whose compare-and-swap settled `p` gets here, and no one

@@ -11,7 +11,7 @@
 //!   of the bar set, and colex order is the numeric order of the set's bit mask. Sorting
 //!   settled positions by key sorts them by index, which the lean pass's logs rely on.
 
-use crate::board::{Board, PITS};
+use crate::board::{bar_slots, from_bits, to_bits, Board, PITS};
 
 /// A settled position and its verdict.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -31,7 +31,7 @@ impl Settled {
         Settled(key | if lost { Settled::LOST } else { 0 })
     }
 
-    #[inline]
+    #[cfg(test)]
     pub fn board(self) -> Board {
         board_of(self.key())
     }
@@ -51,14 +51,7 @@ impl Settled {
 /// The bar mask of `board`.
 #[inline]
 pub(crate) fn key(board: &Board) -> u64 {
-    let mut slot = 0u32;
-    let mut mask = 0u64;
-    for &p in board.pits() {
-        slot += u32::from(p);
-        mask |= 1 << slot;
-        slot += 1;
-    }
-    mask
+    key_of_bits(to_bits(board))
 }
 
 /// The index ([`crate::index::rank`]) of the board whose bar mask is `mask`: the colex
@@ -73,18 +66,35 @@ pub(crate) fn index_of_key(mut mask: u64) -> u64 {
     r
 }
 
-/// The board whose bar mask is `mask`.
+/// The bar mask of a packed board ([`crate::board::ROW_MASK`]), as [`key`] gives it.
 #[inline]
-pub(crate) fn board_of(mut mask: u64) -> Board {
-    let mut pits = [0u8; PITS];
+pub(crate) fn key_of_bits(bits: u128) -> u64 {
+    let slots = bar_slots(bits);
+    let mut mask = 0u64;
+    for pit in 0..PITS {
+        mask |= 1 << ((slots >> (8 * pit)) as u8);
+    }
+    mask
+}
+
+/// The packed board ([`crate::board::ROW_MASK`]) whose bar mask is `mask`.
+#[inline]
+pub(crate) fn bits_of(mut mask: u64) -> u128 {
+    let mut bits = 0u128;
     let mut next = 0u32;
-    for p in pits.iter_mut() {
+    for pit in 0..PITS {
         let bar = mask.trailing_zeros();
-        *p = (bar - next) as u8;
+        bits |= u128::from(bar - next) << (8 * pit);
         next = bar + 1;
         mask &= mask - 1;
     }
-    Board::from_pits_unchecked(pits)
+    bits
+}
+
+/// The board whose bar mask is `mask`.
+#[inline]
+pub(crate) fn board_of(mask: u64) -> Board {
+    from_bits(bits_of(mask))
 }
 
 #[cfg(test)]

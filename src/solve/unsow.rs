@@ -1,7 +1,7 @@
 //! Un-sowing: the in-layer predecessors of a position.
 
-use crate::board::{Board, PITS, ROW};
-use crate::rules::{capture, GrandSlam, Rules};
+use crate::board::{from_bits, pit_of, swap_rows, to_bits, Board, MAX_SEEDS, PITS, ROW, ROW_MASK};
+use crate::rules::{capture_bits, GrandSlam, Rules};
 
 /// Calls `found` with every position that reaches `child` by one legal non-capturing move.
 ///
@@ -9,14 +9,21 @@ use crate::rules::{capture, GrandSlam, Rules};
 /// `child.swapped()`; its move started from one of its pits 0..=5 that is now empty (a
 /// kroo skips its origin, so the origin is empty whatever the count). Taking back `s` seeds
 /// removes one seed from each of the next `s` pits in sowing order (skipping the origin);
-/// every `s` for which no pit goes negative gives a candidate ([`candidates`]), whose move
-/// is then checked against the rules ([`non_capturing_move_is_legal`]).
+/// every `s` for which no pit goes negative gives a candidate, whose move is then checked
+/// against the rules.
 #[inline]
 pub fn unsow(rules: Rules, child: &Board, mut found: impl FnMut(Board)) {
-    let after = child.swapped();
-    let after_opponent = after.opponent_seeds();
-    candidates(&after, |parent, origin, last| {
-        if non_capturing_move_is_legal(rules, &parent, origin, &after, after_opponent, last) {
+    unsow_bits(rules, to_bits(child), |parent| found(from_bits(parent)));
+}
+
+/// [`unsow`] on packed boards ([`crate::board::ROW_MASK`]): the solver's inner loop, where
+/// each candidate is a subtraction in a register rather than a copy of twelve bytes.
+#[inline]
+pub(crate) fn unsow_bits(rules: Rules, child: u128, mut found: impl FnMut(u128)) {
+    let after = swap_rows(child);
+    let legality = Legality::of(rules, after);
+    candidates(after, |parent, origin, last| {
+        if legality.allows(rules, parent, origin, after, last) {
             found(parent);
         }
     });
@@ -26,7 +33,8 @@ pub fn unsow(rules: Rules, child: &Board, mut found: impl FnMut(Board)) {
 /// parent. Kept for the tests that prove [`unsow`]'s shortcut exact.
 #[cfg(test)]
 pub(crate) fn unsow_reference(rules: Rules, child: &Board, mut found: impl FnMut(Board)) {
-    candidates(&child.swapped(), |parent, origin, _| {
+    candidates(to_bits(&child.swapped()), |parent, origin, _| {
+        let parent = from_bits(parent);
         let legal = rules
             .legal_moves(&parent)
             .iter()
@@ -37,63 +45,105 @@ pub(crate) fn unsow_reference(rules: Rules, child: &Board, mut found: impl FnMut
     });
 }
 
+/// A one in the byte of each pit.
+const PIT_ONE: [u128; PITS] = {
+    let mut one = [0u128; PITS];
+    let mut pit = 0;
+    while pit < PITS {
+        one[pit] = 1 << (8 * pit);
+        pit += 1;
+    }
+    one
+};
+
 /// Every board that sows to `after` by one move of the mover, with that move's origin pit
 /// and the pit its last seed fell in (no legality checked).
 #[inline]
-fn candidates(after: &Board, mut each: impl FnMut(Board, usize, usize)) {
+fn candidates(after: u128, mut each: impl FnMut(u128, usize, usize)) {
     for origin in 0..ROW {
-        if after.pit(origin) != 0 {
+        if pit_of(after, origin) != 0 {
             continue;
         }
-        let mut pits = *after.pits();
-        let mut offset = 0usize;
-        for seeds in 1u8.. {
-            // The `seeds`-th seed fell `offset` pits after the origin (the origin skipped).
-            offset = offset % (PITS - 1) + 1;
-            let last = (origin + offset) % PITS;
-            if pits[last] == 0 {
+        let mut pits = after;
+        let mut last = origin;
+        for seeds in 1..=u128::from(MAX_SEEDS) {
+            // The `seeds`-th seed fell in the next pit after the previous one, the origin
+            // skipped.
+            last = if last + 1 == PITS { 0 } else { last + 1 };
+            if last == origin {
+                last += 1;
+            }
+            if pit_of(pits, last) == 0 {
                 break;
             }
-            pits[last] -= 1;
-            let mut before = pits;
-            before[origin] = seeds;
-            each(Board::from_pits_unchecked(before), origin, last);
+            pits -= PIT_ONE[last];
+            each(pits | seeds << (8 * origin), origin, last);
         }
     }
 }
 
-/// Whether the move of `parent` that sowed to `after` (its last seed in `last`) is legal and
-/// captures nothing. Equivalent to looking the move up in `rules.legal_moves(parent)`
-/// (tested exhaustively), but only works out the one move, except in the rare case where
-/// legality depends on every other move.
-#[inline]
-fn non_capturing_move_is_legal(
-    rules: Rules,
-    parent: &Board,
-    origin: usize,
-    after: &Board,
-    after_opponent: u32,
-    last: usize,
-) -> bool {
-    let (captured, taken) = capture(after, last);
-    if taken > 0 {
-        // It captures, unless abapa cancels a grand slam (which is always legal there).
-        return rules.grand_slam == GrandSlam::NoCapture && captured.opponent_seeds() == 0;
+/// Which non-capturing moves that sowed to `after` are legal, by the pit their last seed
+/// fell in: everything but the parent's other moves depends on `after` and that pit
+/// alone, so it is worked out once a child rather than once a candidate. Equivalent to
+/// looking the move up in `rules.legal_moves(parent)` (tested exhaustively).
+struct Legality {
+    /// Last pits where the sowing captures (one bit a pit).
+    captures: u16,
+    /// Of those, the ones abapa cancels as a grand slam (the move is then legal and takes
+    /// nothing).
+    cancelled: u16,
+    /// Whether the opponent's row holds seeds after the sowing.
+    opponent_fed: bool,
+}
+
+impl Legality {
+    #[inline]
+    fn of(rules: Rules, after: u128) -> Legality {
+        let mut captures = 0u16;
+        let mut cancelled = 0u16;
+        for last in ROW..PITS {
+            let (captured, taken) = capture_bits(after, last);
+            if taken > 0 {
+                captures |= 1 << last;
+                if rules.grand_slam == GrandSlam::NoCapture && (captured >> 48) & ROW_MASK == 0 {
+                    cancelled |= 1 << last;
+                }
+            }
+        }
+        Legality {
+            captures,
+            cancelled,
+            opponent_fed: (after >> 48) & ROW_MASK != 0,
+        }
     }
-    if after_opponent > 0 {
-        // The opponent keeps seeds: legal under every preset (it fed an empty opponent, or
-        // the opponent was not empty).
-        return true;
-    }
-    // The move left the opponent empty without capturing: the opponent was empty and the
-    // move did not reach it. Under abapa and grand-slam-captures a non-feeding move is never
-    // played; under awari it is played only if no move leaves the opponent seeds.
-    match rules.grand_slam {
-        GrandSlam::Forbidden => rules
-            .legal_moves(parent)
-            .iter()
-            .any(|m| m.pit as usize == origin && m.captured == 0 && m.child == after.swapped()),
-        GrandSlam::NoCapture | GrandSlam::CapturesAll => false,
+
+    /// Whether the move of `parent` from `origin` that sowed to `after` (its last seed in
+    /// `last`) is legal and captures nothing.
+    #[inline]
+    fn allows(&self, rules: Rules, parent: u128, origin: usize, after: u128, last: usize) -> bool {
+        if self.captures & (1 << last) != 0 {
+            // It captures, unless abapa cancels a grand slam (which is always legal there).
+            return self.cancelled & (1 << last) != 0;
+        }
+        if self.opponent_fed {
+            // The opponent keeps seeds: legal under every preset (it fed an empty
+            // opponent, or the opponent was not empty).
+            return true;
+        }
+        // The move left the opponent empty without capturing: the opponent was empty and
+        // the move did not reach it. Under abapa and grand-slam-captures a non-feeding move
+        // is never played; under awari it is played only if no move leaves the opponent
+        // seeds, which only the parent's other moves tell.
+        match rules.grand_slam {
+            GrandSlam::Forbidden => {
+                let child = from_bits(swap_rows(after));
+                rules
+                    .legal_moves(&from_bits(parent))
+                    .iter()
+                    .any(|m| m.pit as usize == origin && m.captured == 0 && m.child == child)
+            }
+            GrandSlam::NoCapture | GrandSlam::CapturesAll => false,
+        }
     }
 }
 

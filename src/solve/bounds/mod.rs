@@ -156,11 +156,11 @@ fn exits_pass(rules: Rules, n: u32, lower: &[BoundsLayer]) -> Exits {
             let end = start + degree.len() as u64;
             // (position in chunk, seeds captured, child's layer, child's index)
             let mut pending: Vec<(u32, u8, u32, u64)> = Vec::with_capacity(PREFETCH_BATCH + 8);
-            for (i, board) in index::walk(n, start, end) {
+            for (i, board) in index::walk_bits(n, start, end) {
                 let k = (i - start) as usize;
                 exit[2 * k] = NONE_LOW;
                 exit[2 * k + 1] = NONE_HIGH;
-                let moves = moves_of(rules, n, &board, |seeds, idx, captured| {
+                let moves = moves_of(rules, n, board, |seeds, idx, captured| {
                     let child = &lower[seeds as usize];
                     prefetch(&child.low[idx as usize]);
                     prefetch(&child.high[idx as usize]);

@@ -39,11 +39,10 @@ impl Pass<'_> {
                     let first = start + (c * SUB) as u64;
                     let mut found = Vec::new();
                     let end = first + exits.len() as u64;
-                    for (q, swapped) in index::walk(n, first, end) {
+                    for (q, swapped) in index::walk_bits(n, first, end) {
                         let k = (q - first) as usize;
                         let slot = q - start;
-                        let board = swapped.swapped();
-                        let moves = moves_of(self.rules, n, &board, |layer, idx, _| {
+                        let moves = moves_of(self.rules, n, swap_rows(swapped), |layer, idx, _| {
                             found.push(u64::from(layer) << 58 | idx << 20 | slot);
                         });
                         match moves {

@@ -70,9 +70,9 @@ use self::nibbles::{Nibbles, Update};
 use self::runs::{Entry, RunReader, RunWriter};
 use super::settled;
 use super::{
-    moves_of, unsow, Moves, Phase, Settled, SolveObserver, ThresholdCounts, PREFETCH_BATCH,
+    moves_of, unsow_bits, Moves, Phase, Settled, SolveObserver, ThresholdCounts, PREFETCH_BATCH,
 };
-use crate::board::Board;
+use crate::board::{swap_rows, Board};
 use crate::index;
 use crate::rules::Rules;
 use crate::store::{

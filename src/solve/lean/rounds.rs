@@ -148,17 +148,17 @@ impl Pass<'_> {
     ) -> (Vec<Settled>, Vec<Vec<u64>>) {
         let mut found = Vec::new();
         let mut out = vec![Vec::new(); ranks];
-        let mut batch: Vec<(u64, Board, bool)> = Vec::with_capacity(PREFETCH_BATCH + 64);
+        let mut batch: Vec<(u64, u128, bool)> = Vec::with_capacity(PREFETCH_BATCH + 64);
         for &child in children {
             let lost = child.lost();
-            unsow(self.rules, &child.board(), |parent| {
-                let q = number_of(&parent);
+            unsow_bits(self.rules, settled::bits_of(child.key()), |parent| {
+                let q = index::rank_bits(swap_rows(parent));
                 if (self.lo..self.hi).contains(&q) {
                     nib.prefetch(q - self.lo);
                     batch.push((q - self.lo, parent, lost));
                 } else {
                     let to = exchange::owner(&self.bounds, q);
-                    out[to].push(Settled::new(&parent, lost).0);
+                    out[to].push(Settled::from_key(settled::key_of_bits(parent), lost).0);
                 }
             });
             if batch.len() >= PREFETCH_BATCH {
@@ -176,7 +176,7 @@ impl Pass<'_> {
         nib: &Nibbles,
     ) -> Result<Vec<Settled>, StoreError> {
         let mut found = Vec::new();
-        let mut batch: Vec<(u64, Board, bool)> = Vec::with_capacity(PREFETCH_BATCH + 64);
+        let mut batch: Vec<(u64, u128, bool)> = Vec::with_capacity(PREFETCH_BATCH + 64);
         for &bits in sent {
             let update = Settled(bits);
             let key = update.key();
@@ -188,7 +188,7 @@ impl Pass<'_> {
                     what: "another rank sent a position outside this rank's share".into(),
                 })?;
             nib.prefetch(q - self.lo);
-            batch.push((q - self.lo, update.board(), update.lost()));
+            batch.push((q - self.lo, settled::bits_of(key), update.lost()));
             if batch.len() >= PREFETCH_BATCH {
                 apply_updates(&mut batch, nib, &mut found);
             }
@@ -198,11 +198,11 @@ impl Pass<'_> {
     }
 }
 
-/// Applies a batch of (nibble, parent, child lost) updates, emptying it: a child in `L`
+/// Applies a batch of (nibble, packed parent, child lost) updates, emptying it: a child in `L`
 /// puts its parent in `W`; a child in `W` counts its parent down, and the last way out
 /// with a low exit puts it in `L`.
 pub(super) fn apply_updates(
-    batch: &mut Vec<(u64, Board, bool)>,
+    batch: &mut Vec<(u64, u128, bool)>,
     nib: &Nibbles,
     found: &mut Vec<Settled>,
 ) {
@@ -213,7 +213,7 @@ pub(super) fn apply_updates(
             (nib.count_down(i), true)
         };
         if update == Update::Settled {
-            found.push(Settled::new(&parent, lost));
+            found.push(Settled::from_key(settled::key_of_bits(parent), lost));
         }
     }
     batch.clear();
