@@ -323,7 +323,7 @@ impl Rules {
         let mut starves = 0u8;
         let mut feeds = 0u8;
         for pit in 0..ROW {
-            let seeds = (bits >> (8 * pit)) as u8;
+            let seeds = pit_of(bits, pit);
             if seeds == 0 {
                 continue;
             }

@@ -29,6 +29,11 @@ use tempfile::TempDir;
 const TOP: u32 = 11;
 /// How long one command may run.
 const LIMIT: Duration = Duration::from_secs(15);
+/// How long one lean build of the killed-build campaign may run. It saves a checkpoint
+/// after every round, each synced to disk, so the disk sets its pace: layers 0..=11 built
+/// so (debug binary) took 9 to 11 s alone and 19 to 22 s beside another build writing to
+/// the same disk, where this campaign's layers 10 and 11 went over [`LIMIT`].
+const BUILD_LIMIT: Duration = Duration::from_secs(60);
 /// Damages applied by the probe campaign.
 const DAMAGES: usize = 40;
 /// Kills (and resumes) of a lean build.
@@ -110,6 +115,11 @@ fn copy_db(top: u32) -> TempDir {
 /// running after LIMIT (it is then killed).
 fn run(cmd: Command, stdin: Option<Vec<u8>>) -> Result<Done, String> {
     common::run_limited(cmd, stdin, Stdio::piped(), LIMIT)
+}
+
+/// Runs [`lean_build`] on `db` as [`run`] does, within [`BUILD_LIMIT`].
+fn run_build(db: &Path) -> Result<Done, String> {
+    common::run_limited(lean_build(db), None, Stdio::piped(), BUILD_LIMIT)
 }
 
 fn awari(db: &Path, args: &[&str]) -> Command {
@@ -612,7 +622,7 @@ fn killed_and_damaged_lean_builds_resume_right_or_refuse() {
             seed(),
             files.len()
         );
-        let resumed = match run(lean_build(db), None) {
+        let resumed = match run_build(db) {
             Err(e) => Err(e),
             Ok(d) => no_panic(&d).and_then(|()| {
                 if d.status.success() {
@@ -626,7 +636,7 @@ fn killed_and_damaged_lean_builds_resume_right_or_refuse() {
                     if errors.len() == 1 {
                         // Refused: removing the scratch must recover the build.
                         remove_scratch(db);
-                        match run(lean_build(db), None) {
+                        match run_build(db) {
                             Ok(d) if d.status.success() => same_as_reference(db),
                             Ok(d) => Err(format!("rebuild after the refusal failed: {}", d.stderr)),
                             Err(e) => Err(format!("rebuild after the refusal: {e}")),
