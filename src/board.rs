@@ -50,6 +50,12 @@ pub(crate) fn swap_rows(bits: u128) -> u128 {
     ((bits >> 48) & ROW_MASK) | ((bits & ROW_MASK) << 48)
 }
 
+/// Whether the opponent's row (pits 6..=11) of a packed board is empty.
+#[inline]
+pub(crate) fn opponent_row_empty(bits: u128) -> bool {
+    (bits >> 48) & ROW_MASK == 0
+}
+
 /// The seeds in pit `pit` of a packed board.
 #[inline]
 pub(crate) fn pit_of(bits: u128, pit: usize) -> u8 {

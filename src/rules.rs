@@ -4,7 +4,9 @@
 //! generator fills a fixed array and never allocates, because the solver calls it billions
 //! of times.
 
-use crate::board::{from_bits, pit_of, seeds_in, swap_rows, to_bits, Board, PITS, ROW, ROW_MASK};
+use crate::board::{
+    from_bits, opponent_row_empty, pit_of, seeds_in, swap_rows, to_bits, Board, PITS, ROW, ROW_MASK,
+};
 use std::fmt;
 use std::str::FromStr;
 
@@ -314,7 +316,7 @@ impl Rules {
             turn.over = Some(-(seeds_in(bits) as i8));
             return turn;
         }
-        let opponent_empty = (bits >> 48) & ROW_MASK == 0;
+        let opponent_empty = opponent_row_empty(bits);
 
         // Every move as sown and captured, marking (a bit a pit) the ones that leave the
         // opponent no seeds after their capture, and the ones whose sowing reaches the
@@ -329,7 +331,7 @@ impl Rules {
             }
             let (sown, last) = sow_bits(bits, pit, seeds as usize);
             let (captured, taken) = capture_bits(sown, last);
-            let leaves_nothing = (captured >> 48) & ROW_MASK == 0;
+            let leaves_nothing = opponent_row_empty(captured);
             let (after, taken) = match self.grand_slam {
                 // Abapa: a move that would capture every opponent seed captures none.
                 GrandSlam::NoCapture if leaves_nothing && taken > 0 => (sown, 0),
@@ -340,7 +342,7 @@ impl Rules {
             if leaves_nothing {
                 starves |= bit;
             }
-            if (sown >> 48) & ROW_MASK != 0 {
+            if !opponent_row_empty(sown) {
                 feeds |= bit;
             }
             turn.captured[pit] = taken;

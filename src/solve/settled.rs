@@ -11,7 +11,7 @@
 //!   of the bar set, and colex order is the numeric order of the set's bit mask. Sorting
 //!   settled positions by key sorts them by index, which the lean pass's logs rely on.
 
-use crate::board::{bar_slots, from_bits, to_bits, Board, PITS};
+use crate::board::{bar_slots, to_bits, Board, PITS};
 
 /// A settled position and its verdict.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -92,9 +92,9 @@ pub(crate) fn bits_of(mut mask: u64) -> u128 {
 }
 
 /// The board whose bar mask is `mask`.
-#[inline]
+#[cfg(test)]
 pub(crate) fn board_of(mask: u64) -> Board {
-    from_bits(bits_of(mask))
+    crate::board::from_bits(bits_of(mask))
 }
 
 #[cfg(test)]

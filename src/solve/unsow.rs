@@ -1,6 +1,8 @@
 //! Un-sowing: the in-layer predecessors of a position.
 
-use crate::board::{from_bits, pit_of, swap_rows, to_bits, Board, MAX_SEEDS, PITS, ROW, ROW_MASK};
+use crate::board::{
+    from_bits, opponent_row_empty, pit_of, swap_rows, to_bits, Board, MAX_SEEDS, PITS, ROW,
+};
 use crate::rules::{capture_bits, GrandSlam, Rules};
 
 /// Calls `found` with every position that reaches `child` by one legal non-capturing move.
@@ -105,7 +107,7 @@ impl Legality {
             let (captured, taken) = capture_bits(after, last);
             if taken > 0 {
                 captures |= 1 << last;
-                if rules.grand_slam == GrandSlam::NoCapture && (captured >> 48) & ROW_MASK == 0 {
+                if rules.grand_slam == GrandSlam::NoCapture && opponent_row_empty(captured) {
                     cancelled |= 1 << last;
                 }
             }
@@ -113,7 +115,7 @@ impl Legality {
         Legality {
             captures,
             cancelled,
-            opponent_fed: (after >> 48) & ROW_MASK != 0,
+            opponent_fed: !opponent_row_empty(after),
         }
     }
 

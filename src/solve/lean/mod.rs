@@ -558,10 +558,10 @@ fn board_at(n: u32, q: u64) -> Board {
     index::unrank(n, q).swapped()
 }
 
-/// The pass's number of `board`.
+/// The pass's number of the packed board `bits`.
 #[inline]
-fn number_of(board: &Board) -> u64 {
-    index::rank(&board.swapped())
+fn number_of_bits(bits: u128) -> u64 {
+    index::rank_bits(swap_rows(bits))
 }
 
 /// Whether `key` is the key of a board of layer `n` (twelve bars, the last at `n + 11`):

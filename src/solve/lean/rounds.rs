@@ -152,7 +152,7 @@ impl Pass<'_> {
         for &child in children {
             let lost = child.lost();
             unsow_bits(self.rules, settled::bits_of(child.key()), |parent| {
-                let q = index::rank_bits(swap_rows(parent));
+                let q = number_of_bits(parent);
                 if (self.lo..self.hi).contains(&q) {
                     nib.prefetch(q - self.lo);
                     batch.push((q - self.lo, parent, lost));
@@ -180,15 +180,16 @@ impl Pass<'_> {
         for &bits in sent {
             let update = Settled(bits);
             let key = update.key();
-            let q = valid_key(self.n, key)
-                .then(|| number_of(&settled::board_of(key)))
-                .filter(|q| (self.lo..self.hi).contains(q))
+            let (q, bits) = valid_key(self.n, key)
+                .then(|| settled::bits_of(key))
+                .map(|bits| (number_of_bits(bits), bits))
+                .filter(|(q, _)| (self.lo..self.hi).contains(q))
                 .ok_or_else(|| StoreError::Corrupted {
                     path: self.dir.clone(),
                     what: "another rank sent a position outside this rank's share".into(),
                 })?;
             nib.prefetch(q - self.lo);
-            batch.push((q - self.lo, settled::bits_of(key), update.lost()));
+            batch.push((q - self.lo, bits, update.lost()));
             if batch.len() >= PREFETCH_BATCH {
                 apply_updates(&mut batch, nib, &mut found);
             }
