@@ -37,6 +37,10 @@ def test_build_makes_the_cli_files(cli, tmp_path):
 
 def test_ctrl_c_stops_the_build_and_it_resumes(tmp_path):
     folder = tmp_path / "db"
+    # A process started in the background by a shell without job control inherits SIGINT
+    # ignored, and Python then installs no handler: the test puts Python's usual one in
+    # place, so it checks the build's answer to Ctrl-C wherever it is started from.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     # Layers up to 12 take about a second; 22 would take minutes.
     timer = threading.Timer(2.0, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
@@ -46,6 +50,7 @@ def test_ctrl_c_stops_the_build_and_it_resumes(tmp_path):
             awari.build(folder, "awari", 22, progress=True)
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, previous)
     stopped_after = time.monotonic() - started
     message = str(e.value)
     assert message.startswith("the build was stopped while building layer "), message
