@@ -103,6 +103,7 @@ pub mod game;
 // needs from them is re-exported below).
 #[doc(hidden)]
 pub mod index;
+mod memory;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 pub mod probe;

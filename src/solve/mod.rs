@@ -300,10 +300,9 @@ fn exits_pass(
     observer: &dyn SolveObserver,
 ) -> (Vec<AtomicU8>, Vec<AtomicU8>) {
     let size = index::size(n) as usize;
-    let mut cells: Vec<AtomicU8> = Vec::with_capacity(size);
-    cells.resize_with(size, || AtomicU8::new(0));
-    let mut best_exit: Vec<AtomicU8> = Vec::with_capacity(size);
-    best_exit.resize_with(size, || AtomicU8::new(NO_EXIT as u8));
+    // Both are touched at random by every round's updates: on huge pages (`memory.rs`).
+    let mut cells = crate::memory::huge_vec(size, || AtomicU8::new(0));
+    let mut best_exit = crate::memory::huge_vec(size, || AtomicU8::new(NO_EXIT as u8));
     bytes_mut(&mut best_exit)
         .par_chunks_mut(CHUNK as usize)
         .zip(bytes_mut(&mut cells).par_chunks_mut(CHUNK as usize))

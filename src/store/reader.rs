@@ -423,7 +423,9 @@ impl LayerFile {
             // Not a layer of zeros: there is nothing to read.
             return self.with_checked_block(0, |_| Vec::new());
         }
-        let mut out = vec![0u8; self.positions() as usize];
+        // A whole layer is read to be looked up at random (the in-memory pass's lower
+        // layers): on huge pages (`memory.rs`).
+        let mut out = crate::memory::huge_vec(self.positions() as usize, || 0u8);
         out.par_chunks_mut(self.block_size as usize)
             .enumerate()
             .try_for_each(|(b, chunk)| {
