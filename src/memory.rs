@@ -3,8 +3,8 @@
 //! The in-memory pass touches its cells and the lower layers' values at random: each
 //! compare-and-swap or lookup lands on another page. With 4 KiB pages a layer of 400 MB
 //! spans 100,000 of them, far beyond what the TLB holds, so nearly every access also walks
-//! the page tables. Transparent huge pages (2 MiB) cut that walk: layer 24 alone took
-//! 120.0–128.3 s with them against 167.2–171.0 s without, on this project's machine. Linux
+//! the page tables. Transparent huge pages (2 MiB) cut that walk: on this project's machine
+//! layer 24 alone took 123.2–129.3 s with them against 147.3–162.0 s without. Linux
 //! gives them only to memory that asks (`madvise` mode, the common default), so the tables
 //! ask before their first write. Elsewhere, or when the kernel refuses, they are ordinary
 //! memory: the advice changes speed, never contents.
