@@ -39,18 +39,35 @@ pub(crate) fn free_disk(_dir: &Path) -> Option<u64> {
 /// both, by the sizes measured up to layer 24) in the database folder, and the lean pass's
 /// scratch files where they go (with the tables when that is the database folder; less
 /// for a layer built without its distances).
+///
+/// The files already in the layer's scratch folder count toward its peak: a resumed build
+/// carries them on, and a fresh one removes them first, so either way their bytes are
+/// the layer's own. Without that, a build stopped near its peak could not resume.
 fn disk_needed(opts: &BuildOptions, pass: Pass, n: u32) -> Vec<(PathBuf, u64)> {
     let tables = index::size(n) + (1 << 20);
     let db = store::rules_dir(&opts.db, opts.rules);
     let lean_disk = lean::plan(n, &opts.lean, opts.keeps_distances(n)).disk_bytes;
+    let held = || folder_bytes(&opts.lean.scratch_for(&opts.db, opts.rules, n));
     match (pass, &opts.lean.scratch) {
         (Pass::InMemory, _) => vec![(db, tables)],
-        (Pass::Lean, None) => vec![(db, lean_disk)],
+        (Pass::Lean, None) => vec![(db, lean_disk.saturating_sub(held()))],
         (Pass::Lean, Some(root)) => {
-            let scratch = lean_disk.saturating_sub(tables);
+            let scratch = lean_disk.saturating_sub(tables).saturating_sub(held());
             vec![(db, tables), (root.clone(), scratch)]
         }
     }
+}
+
+/// The bytes of the files in `dir` (not its subfolders; none if it does not exist).
+fn folder_bytes(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .filter_map(|e| e.ok()?.metadata().ok())
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+        .sum()
 }
 
 pub(super) fn check_disk(opts: &BuildOptions, pass: Pass, n: u32) -> Result<(), BuildError> {
@@ -182,4 +199,34 @@ fn lock_folder(dir: &Path) -> Result<File, BuildError> {
     file.set_len(0).map_err(lock_err)?;
     write!(file, "process {}", std::process::id()).map_err(lock_err)?;
     Ok(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Rules;
+
+    /// A scratch folder's files are taken off what the layer still needs, in whichever
+    /// folder the scratch goes.
+    #[test]
+    fn a_scratch_folder_s_files_count_toward_the_layer_s_need() {
+        let dir = tempfile::tempdir().unwrap();
+        for scratch in [None, Some(dir.path().join("elsewhere"))] {
+            let mut opts = BuildOptions::new(dir.path().join("db"), Rules::AWARI, 20);
+            opts.lean.scratch = scratch;
+            let need = |opts: &BuildOptions| disk_needed(opts, Pass::Lean, 20).last().unwrap().1;
+            let before = need(&opts);
+            let folder = opts.lean.scratch_for(&opts.db, opts.rules, 20);
+            std::fs::create_dir_all(folder.join("sub")).unwrap();
+            std::fs::write(folder.join("a.run"), vec![1u8; 3000]).unwrap();
+            std::fs::write(folder.join("checkpoint"), vec![2u8; 1000]).unwrap();
+            std::fs::write(folder.join("sub").join("not-counted"), vec![3u8; 500]).unwrap();
+            assert_eq!(need(&opts), before - 4000);
+            assert_eq!(
+                disk_needed(&opts, Pass::InMemory, 20)[0].1,
+                index::size(20) + (1 << 20)
+            );
+            std::fs::remove_dir_all(&folder).unwrap();
+        }
+    }
 }
