@@ -204,7 +204,7 @@ struct DieAfterThresholds {
 
 impl awari::SolveObserver for DieAfterThresholds {}
 impl awari::LeanObserver for DieAfterThresholds {
-    fn checkpoint(&self, seeds: u32, threshold: u32, _rounds: usize) {
+    fn checkpoint(&self, seeds: u32, threshold: u32, _rounds: usize, _took: Duration) {
         if seeds == self.layer && threshold == 0 {
             panic!("stopped after the last threshold");
         }

@@ -8,7 +8,7 @@ use awari::solve::{Phase, SolveObserver, ThresholdCounts};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// No layer is being built.
 pub const NO_LAYER: u32 = u32::MAX;
@@ -123,9 +123,12 @@ impl LeanObserver for BuildProgress {
             )
         });
     }
-    fn checkpoint(&self, seeds: u32, threshold: u32, rounds: usize) {
+    fn checkpoint(&self, seeds: u32, threshold: u32, rounds: usize, took: Duration) {
         if self.timing {
-            tell!("  layer {seeds}: checkpoint before threshold {threshold}, {rounds} rounds of it done");
+            tell!(
+                "  layer {seeds}: checkpoint before threshold {threshold}, {rounds} rounds of it done, saved in {:.2} s",
+                took.as_secs_f64()
+            );
         }
     }
     fn resumed(&self, seeds: u32, threshold: u32, rounds: usize) {

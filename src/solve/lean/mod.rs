@@ -232,8 +232,9 @@ pub fn scratch_dir(db: &Path, rules: Rules, n: u32) -> PathBuf {
 pub trait LeanObserver: SolveObserver {
     /// The memory plan of a layer, before it starts.
     fn lean_plan(&self, _plan: &LeanPlan) {}
-    /// A checkpoint was saved: the next threshold to do and the rounds of it done.
-    fn checkpoint(&self, _seeds: u32, _threshold: u32, _rounds: usize) {}
+    /// A checkpoint was saved: the next threshold to do, the rounds of it done, and the
+    /// time its files took to write and sync.
+    fn checkpoint(&self, _seeds: u32, _threshold: u32, _rounds: usize, _took: Duration) {}
     /// The layer resumes from a checkpoint.
     fn resumed(&self, _seeds: u32, _threshold: u32, _rounds: usize) {}
     /// Lower-layer blocks decompressed by the exits pass, and how many blocks the lower
@@ -375,7 +376,9 @@ impl Pass<'_> {
                 self.exits_pass(&mut nib)?;
                 let mut cp = Checkpoint::start(rules, n);
                 if alone {
+                    let started = Instant::now();
                     cp.save(&self.dir, &mut nib)?;
+                    self.observer.checkpoint(n, n, 0, started.elapsed());
                 }
                 (nib, cp)
             }
@@ -427,9 +430,11 @@ impl Pass<'_> {
             }
             work.rounds.push(found);
             if work.due() {
+                let started = Instant::now();
                 work.progress.rounds = self.to_files(t, &mut work.rounds, &held)?;
                 work.progress.save(&self.dir, &mut work.nibbles)?;
-                self.observer.checkpoint(n, t, work.rounds.len());
+                let took = started.elapsed();
+                self.observer.checkpoint(n, t, work.rounds.len(), took);
                 work.last_checkpoint = Instant::now();
             }
         }
@@ -478,8 +483,10 @@ impl Pass<'_> {
         let saves = work.checkpoint_every != Duration::MAX;
         let crowded = work.progress.stale_bytes(&self.dir) > (self.hi - self.lo) / 8;
         if work.due() || (saves && (crowded || t == 1)) {
+            let started = Instant::now();
             work.progress.save(&self.dir, &mut work.nibbles)?;
-            self.observer.checkpoint(self.n, t - 1, 0);
+            self.observer
+                .checkpoint(self.n, t - 1, 0, started.elapsed());
             work.last_checkpoint = Instant::now();
         }
         Ok(())
