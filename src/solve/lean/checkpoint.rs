@@ -255,7 +255,7 @@ impl Checkpoint {
             return Ok(());
         }
         let path = dir.join(&name);
-        let mut w = ChunkWriter::create_synced(&path)?;
+        let mut w = ChunkWriter::create(&path)?;
         // Once every threshold is done the nibbles are of no more use: the snapshot is empty.
         let bytes: &[u8] = if self.next_threshold == 0 {
             &[]

@@ -50,8 +50,6 @@ pub(crate) struct ChunkWriter {
     path: PathBuf,
     out: BufWriter<File>,
     bytes: u64,
-    /// Sync each group [`ChunkWriter::write_parallel`] writes, while the next compresses.
-    sync_as_written: bool,
 }
 
 impl ChunkWriter {
@@ -61,25 +59,7 @@ impl ChunkWriter {
             path: path.to_path_buf(),
             out: BufWriter::with_capacity(1 << 16, file),
             bytes: 0,
-            sync_as_written: false,
         })
-    }
-
-    /// A writer for a file that will be synced as soon as it is finished (a checkpoint's
-    /// nibbles): each group of chunks goes to the disk while the next one compresses,
-    /// rather than all of it in one sync at the end, after the compression.
-    pub fn create_synced(path: &Path) -> Result<ChunkWriter, StoreError> {
-        Ok(ChunkWriter {
-            sync_as_written: true,
-            ..ChunkWriter::create(path)?
-        })
-    }
-
-    /// Flushes and syncs what was written so far.
-    fn sync_written(&mut self) -> Result<(), StoreError> {
-        let path = &self.path;
-        self.out.flush().map_err(|e| io_err(path, e))?;
-        self.out.get_ref().sync_data().map_err(|e| io_err(path, e))
     }
 
     /// Appends a chunk compressed by [`compress`] from `raw_len` bytes.
@@ -124,9 +104,6 @@ impl ChunkWriter {
                 || -> Result<(), StoreError> {
                     for (raw_len, p) in &written {
                         self.write_compressed(*raw_len, p)?;
-                    }
-                    if self.sync_as_written && !written.is_empty() {
-                        self.sync_written()?;
                     }
                     Ok(())
                 },
@@ -305,9 +282,8 @@ mod tests {
         assert!(r.next_chunk().is_err());
     }
 
-    /// Written a group at a time while the next group compresses (and synced group by
-    /// group or not), the chunks still come back in order: several full groups, then a
-    /// short last chunk.
+    /// Written a group at a time while the next group compresses, the chunks still come
+    /// back in order: several full groups, then a short last chunk.
     #[test]
     fn chunks_written_in_parallel_keep_their_order() {
         let dir = tempfile::tempdir().unwrap();
@@ -329,12 +305,5 @@ mod tests {
         }
         assert_eq!(chunks, PARALLEL_CHUNKS * 3 + 1);
         assert_eq!(back, items);
-
-        // Synced group by group, the file is the same.
-        let synced = dir.path().join("synced.bin");
-        let mut w = ChunkWriter::create_synced(&synced).unwrap();
-        w.write_parallel(&items, per_chunk, as_is).unwrap();
-        w.finish().unwrap();
-        assert_eq!(std::fs::read(&synced).unwrap(), std::fs::read(&path).unwrap());
     }
 }
