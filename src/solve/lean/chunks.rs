@@ -85,34 +85,17 @@ impl ChunkWriter {
         per_chunk: usize,
         raw: impl for<'a> Fn(&'a [T]) -> Cow<'a, [u8]> + Sync,
     ) -> Result<(), StoreError> {
-        let pack = |group: &[T]| -> Vec<(usize, Vec<u8>)> {
-            group
+        for group in items.chunks(per_chunk * PARALLEL_CHUNKS) {
+            let packed: Vec<(usize, Vec<u8>)> = group
                 .par_chunks(per_chunk)
                 .map(|part| {
                     let raw = raw(part);
                     (raw.len(), compress(&raw))
                 })
-                .collect()
-        };
-        // Each group is written while the next one is compressed: the write waits on the
-        // disk, the compression on the cores (a checkpoint of a big layer's nibbles takes
-        // the sum of the two otherwise).
-        let mut written: Vec<(usize, Vec<u8>)> = Vec::new();
-        for group in items.chunks(per_chunk * PARALLEL_CHUNKS) {
-            let (packed, done) = rayon::join(
-                || pack(group),
-                || -> Result<(), StoreError> {
-                    for (raw_len, p) in &written {
-                        self.write_compressed(*raw_len, p)?;
-                    }
-                    Ok(())
-                },
-            );
-            done?;
-            written = packed;
-        }
-        for (raw_len, p) in &written {
-            self.write_compressed(*raw_len, p)?;
+                .collect();
+            for (raw_len, p) in &packed {
+                self.write_compressed(*raw_len, p)?;
+            }
         }
         Ok(())
     }
@@ -280,30 +263,5 @@ mod tests {
         let mut r = ChunkReader::open(&path).unwrap();
         r.next_chunk().unwrap();
         assert!(r.next_chunk().is_err());
-    }
-
-    /// Written a group at a time while the next group compresses, the chunks still come
-    /// back in order: several full groups, then a short last chunk.
-    #[test]
-    fn chunks_written_in_parallel_keep_their_order() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("x.bin");
-        let per_chunk = 100;
-        let items: Vec<u8> = (0..per_chunk * PARALLEL_CHUNKS * 3 + 37)
-            .map(|i| (i * 7 % 251) as u8)
-            .collect();
-        let mut w = ChunkWriter::create(&path).unwrap();
-        w.write_parallel(&items, per_chunk, as_is).unwrap();
-        w.finish().unwrap();
-        let mut r = ChunkReader::open(&path).unwrap();
-        let mut back = Vec::new();
-        let mut chunks = 0;
-        while let Some(chunk) = r.next_chunk().unwrap() {
-            assert!(chunk.len() == per_chunk || chunk.len() == 37);
-            back.extend(chunk);
-            chunks += 1;
-        }
-        assert_eq!(chunks, PARALLEL_CHUNKS * 3 + 1);
-        assert_eq!(back, items);
     }
 }
