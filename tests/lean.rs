@@ -53,7 +53,7 @@ fn the_lean_pass_with_a_tiny_buffer_writes_the_same_files() {
             lean: LeanOptions {
                 buffer_bytes: Some(1),
                 checkpoint_every: if rules == Rules::AWARI {
-                    Duration::ZERO
+                    Some(Duration::ZERO)
                 } else {
                     LeanOptions::default().checkpoint_every
                 },

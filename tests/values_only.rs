@@ -42,7 +42,7 @@ fn both_passes_write_the_same_values_and_no_distances_above_the_chosen_layer() {
                 pass,
                 lean: LeanOptions {
                     buffer_bytes: Some(1),
-                    checkpoint_every: Duration::ZERO,
+                    checkpoint_every: Some(Duration::ZERO),
                     ..LeanOptions::default()
                 },
                 distances_up_to: Some(KEPT),

@@ -84,9 +84,6 @@ pub struct BuildArgs {
     pub quiet: bool,
 }
 
-/// `--checkpoint-minutes` when it is not given.
-const DEFAULT_CHECKPOINT_MINUTES: f64 = 5.0;
-
 /// Which pass builds the values, and the lean pass's settings: for the values only (the
 /// bounds have one pass, in memory, and refuse these rather than ignore them).
 #[derive(Args, Debug, Clone)]
@@ -105,11 +102,13 @@ pub struct LeanArgs {
     pub lean_buffer_mib: Option<f64>,
     /// Minutes between the lean pass's checkpoints: one is saved after the exits pass, then
     /// after a round or a threshold once this long has passed since the last; 0 saves after
-    /// every round. One is also saved after a threshold when the files only the last one
+    /// every round. Default: 5, stretched to 50 times the last save when that is longer
+    /// (a big layer's checkpoint takes tens of seconds), so saving costs about 2% of the
+    /// time at most. One is also saved after a threshold when the files only the last one
     /// names take an eighth of a byte a position, and after the last threshold. Values
     /// only.
-    #[arg(long, default_value_t = DEFAULT_CHECKPOINT_MINUTES)]
-    pub checkpoint_minutes: f64,
+    #[arg(long)]
+    pub checkpoint_minutes: Option<f64>,
     /// One rank of an MPI job: run as `mpirun -np P awari build --mpi …`; the ranks share
     /// every layer (the lean pass) and rank 0 writes the files. Needs a build with
     /// `--features mpi`. Values only.
@@ -129,7 +128,6 @@ pub struct LeanArgs {
 
 impl LeanArgs {
     /// The first of these options that was given, for the bounds' build to refuse.
-    /// (`--checkpoint-minutes` counts when it differs from its default.)
     pub fn first_given(&self) -> Option<&'static str> {
         [
             (self.lean, "--lean"),
@@ -138,10 +136,7 @@ impl LeanArgs {
             (self.lean_buffer_mib.is_some(), "--lean-buffer-mib"),
             (self.scratch.is_some(), "--scratch"),
             (self.distances_up_to.is_some(), "--distances-up-to"),
-            (
-                self.checkpoint_minutes != DEFAULT_CHECKPOINT_MINUTES,
-                "--checkpoint-minutes",
-            ),
+            (self.checkpoint_minutes.is_some(), "--checkpoint-minutes"),
         ]
         .into_iter()
         .find(|&(given, _)| given)

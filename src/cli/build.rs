@@ -57,11 +57,12 @@ fn lean_options(args: &LeanArgs) -> Result<(PassChoice, LeanOptions)> {
         }
         lean.buffer_bytes = Some((mib * (1u64 << 20) as f64) as u64);
     }
-    let minutes = args.checkpoint_minutes;
-    if !(0.0..=1e6).contains(&minutes) {
-        bail!("--checkpoint-minutes must be a number of minutes, 0 or more");
+    if let Some(minutes) = args.checkpoint_minutes {
+        if !(0.0..=1e6).contains(&minutes) {
+            bail!("--checkpoint-minutes must be a number of minutes, 0 or more");
+        }
+        lean.checkpoint_every = Some(std::time::Duration::from_secs_f64(minutes * 60.0));
     }
-    lean.checkpoint_every = std::time::Duration::from_secs_f64(minutes * 60.0);
     lean.scratch = args.scratch.clone();
     Ok((pass, lean))
 }

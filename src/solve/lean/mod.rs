@@ -105,31 +105,36 @@ const SPILL_SLACK: usize = 1 << 16;
 /// Bytes a settled entry takes in the frontier buffer.
 const ENTRY_BYTES: u64 = 8;
 
-/// How the lean pass uses memory, disk and checkpoints.
-#[derive(Clone, Debug)]
+/// The interval between checkpoints when [`LeanOptions::checkpoint_every`] is not given.
+pub(crate) const DEFAULT_CHECKPOINT_EVERY: Duration = Duration::from_secs(300);
+/// Without a given interval, a checkpoint waits at least this many times the last one's
+/// save.
+pub(crate) const SAVE_SHARE: u32 = 50;
+
+/// How long after a checkpoint the next is due: `every` if given, else the default
+/// interval stretched to [`SAVE_SHARE`] times the last save (`last_save`).
+fn checkpoint_wait(every: Option<Duration>, last_save: Duration) -> Duration {
+    every.unwrap_or_else(|| DEFAULT_CHECKPOINT_EVERY.max(last_save.saturating_mul(SAVE_SHARE)))
+}
+
+/// How the lean pass uses memory, disk and checkpoints. The default: every field None.
+#[derive(Clone, Debug, Default)]
 pub struct LeanOptions {
     /// Bytes for the frontier buffers and the exits pass's lookups. None: 0.12 bytes per
     /// position of the layer, at least 16 MiB: what is left of the 0.75 bytes a position
     /// the pass aims at, after the nibbles and the rest (README).
     pub buffer_bytes: Option<u64>,
     /// Save a checkpoint after a round or a threshold once this long has passed since the
-    /// last one. The checkpoint after the exits pass is always taken, and so is one after
-    /// a threshold when the files that only the last checkpoint names (and that the next
-    /// one frees) take an eighth of a byte a position, and one after the last threshold.
-    pub checkpoint_every: Duration,
+    /// last one. None: every 5 minutes, and no sooner than 50 times the last save took, so
+    /// that saving costs about 2% of the time at most (a big layer's nibbles take tens of
+    /// seconds to compress and write). The checkpoint after the exits pass is always
+    /// taken, and so is one after a threshold when the files that only the last checkpoint
+    /// names (and that the next one frees) take an eighth of a byte a position, and one
+    /// after the last threshold.
+    pub checkpoint_every: Option<Duration>,
     /// Where the scratch folders go (`<scratch>/<rules>/lean-NN/`). None: under the
     /// database folder. On a cluster, a disk local to each node.
     pub scratch: Option<PathBuf>,
-}
-
-impl Default for LeanOptions {
-    fn default() -> LeanOptions {
-        LeanOptions {
-            buffer_bytes: None,
-            checkpoint_every: Duration::from_secs(300),
-            scratch: None,
-        }
-    }
 }
 
 impl LeanOptions {
@@ -298,7 +303,7 @@ pub(crate) fn build_layer(
     work.checkpoint_every = if alone {
         opts.checkpoint_every
     } else {
-        Duration::MAX
+        Some(Duration::MAX)
     };
     while work.progress.next_threshold > 0 {
         pass.threshold(&mut work, ex)?;
@@ -328,13 +333,26 @@ struct Work {
     /// process adds, in memory while the buffer holds it.
     rounds: Vec<Vec<Run>>,
     last_checkpoint: Instant,
-    checkpoint_every: Duration,
+    /// How long the last checkpoint took to save (zero before the first).
+    last_save: Duration,
+    checkpoint_every: Option<Duration>,
 }
 
 impl Work {
     /// Whether a checkpoint is due.
     fn due(&self) -> bool {
-        self.last_checkpoint.elapsed() >= self.checkpoint_every
+        self.last_checkpoint.elapsed() >= checkpoint_wait(self.checkpoint_every, self.last_save)
+    }
+
+    /// Whether this process saves checkpoints at all (a partitioned build does not).
+    fn saves(&self) -> bool {
+        self.checkpoint_every != Some(Duration::MAX)
+    }
+
+    /// A checkpoint was just saved, in `took`.
+    fn saved(&mut self, took: Duration) {
+        self.last_checkpoint = Instant::now();
+        self.last_save = took;
     }
 }
 
@@ -348,6 +366,7 @@ impl Pass<'_> {
         } else {
             None
         };
+        let mut last_save = Duration::ZERO;
         let (nibbles, mut progress) = match checkpoint {
             Some(cp) if cp.rounds_dropped && self.keeps_rounds() => {
                 return Err(StoreError::Unusable {
@@ -378,7 +397,8 @@ impl Pass<'_> {
                 if alone {
                     let started = Instant::now();
                     cp.save(&self.dir, &mut nib)?;
-                    self.observer.checkpoint(n, n, 0, started.elapsed());
+                    last_save = started.elapsed();
+                    self.observer.checkpoint(n, n, 0, last_save);
                 }
                 (nib, cp)
             }
@@ -394,7 +414,8 @@ impl Pass<'_> {
             progress,
             rounds,
             last_checkpoint: Instant::now(),
-            checkpoint_every: Duration::MAX,
+            last_save,
+            checkpoint_every: Some(Duration::MAX),
         })
     }
 
@@ -435,7 +456,7 @@ impl Pass<'_> {
                 work.progress.save(&self.dir, &mut work.nibbles)?;
                 let took = started.elapsed();
                 self.observer.checkpoint(n, t, work.rounds.len(), took);
-                work.last_checkpoint = Instant::now();
+                work.saved(took);
             }
         }
         self.finish_threshold(t, work)?;
@@ -480,14 +501,14 @@ impl Pass<'_> {
         // the low thresholds, a third of the scratch at its peak otherwise), and after the
         // last threshold, where it names only the thresholds' runs: the final merge starts
         // with nothing else on disk, and a stop during it resumes there.
-        let saves = work.checkpoint_every != Duration::MAX;
+        let saves = work.saves();
         let crowded = work.progress.stale_bytes(&self.dir) > (self.hi - self.lo) / 8;
         if work.due() || (saves && (crowded || t == 1)) {
             let started = Instant::now();
             work.progress.save(&self.dir, &mut work.nibbles)?;
-            self.observer
-                .checkpoint(self.n, t - 1, 0, started.elapsed());
-            work.last_checkpoint = Instant::now();
+            let took = started.elapsed();
+            self.observer.checkpoint(self.n, t - 1, 0, took);
+            work.saved(took);
         }
         Ok(())
     }
@@ -582,5 +603,25 @@ fn damaged_run(path: &Path) -> StoreError {
     StoreError::Corrupted {
         path: path.to_path_buf(),
         what: "a run entry is out of place".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A given interval is kept whatever the saves cost; without one, the default interval
+    /// stretches to 50 times a save that is long enough to matter.
+    #[test]
+    fn the_default_checkpoint_interval_stretches_with_the_save_time() {
+        let secs = Duration::from_secs;
+        assert_eq!(checkpoint_wait(Some(secs(0)), secs(40)), secs(0));
+        assert_eq!(checkpoint_wait(Some(secs(60)), secs(40)), secs(60));
+        assert_eq!(checkpoint_wait(None, Duration::ZERO), secs(300));
+        assert_eq!(checkpoint_wait(None, secs(2)), secs(300));
+        assert_eq!(checkpoint_wait(None, secs(6)), secs(300));
+        assert_eq!(checkpoint_wait(None, secs(7)), secs(350));
+        assert_eq!(checkpoint_wait(None, secs(30)), secs(1500));
+        assert_eq!(checkpoint_wait(None, Duration::MAX), Duration::MAX);
     }
 }
