@@ -348,12 +348,6 @@ impl Work {
     fn saves(&self) -> bool {
         self.checkpoint_every != Some(Duration::MAX)
     }
-
-    /// A checkpoint was just saved, in `took`.
-    fn saved(&mut self, took: Duration) {
-        self.last_checkpoint = Instant::now();
-        self.last_save = took;
-    }
 }
 
 impl Pass<'_> {
@@ -453,10 +447,7 @@ impl Pass<'_> {
             if work.due() {
                 let started = Instant::now();
                 work.progress.rounds = self.to_files(t, &mut work.rounds, &held)?;
-                work.progress.save(&self.dir, &mut work.nibbles)?;
-                let took = started.elapsed();
-                self.observer.checkpoint(n, t, work.rounds.len(), took);
-                work.saved(took);
+                self.save_checkpoint(work, started)?;
             }
         }
         self.finish_threshold(t, work)?;
@@ -504,12 +495,22 @@ impl Pass<'_> {
         let saves = work.saves();
         let crowded = work.progress.stale_bytes(&self.dir) > (self.hi - self.lo) / 8;
         if work.due() || (saves && (crowded || t == 1)) {
-            let started = Instant::now();
-            work.progress.save(&self.dir, &mut work.nibbles)?;
-            let took = started.elapsed();
-            self.observer.checkpoint(self.n, t - 1, 0, took);
-            work.saved(took);
+            self.save_checkpoint(work, Instant::now())?;
         }
+        Ok(())
+    }
+
+    /// Saves `work`'s checkpoint (begun at `started`, its rounds' files already named),
+    /// tells the observer where it stands and how long the save took, and restarts the
+    /// interval.
+    fn save_checkpoint(&self, work: &mut Work, started: Instant) -> Result<(), StoreError> {
+        work.progress.save(&self.dir, &mut work.nibbles)?;
+        let took = started.elapsed();
+        let progress = &work.progress;
+        self.observer
+            .checkpoint(self.n, progress.next_threshold, progress.rounds.len(), took);
+        work.last_checkpoint = Instant::now();
+        work.last_save = took;
         Ok(())
     }
 }
