@@ -5,7 +5,8 @@
 #
 # Each REV is a path to an `awari` binary or a git revision of this repository; a revision
 # is built once, in release mode, in its own worktree and target folder under
-# target/back-to-back/, so the binaries do not share build artefacts. Each run gets a fresh
+# $AWARI_BACK_TO_BACK_DIR (default /tmp/awari-back-to-back), so the binaries do not share
+# build artefacts. Each run gets a fresh
 # folder beside DIR holding hard links to DIR's layers below N (no copy, no disk), builds
 # layer N into it with `awari build --max-seeds N --threads T -q BUILD_ARGS`, under
 # `/usr/bin/time`, and compares the layer's files with DIR's own when DIR has them. The
@@ -41,7 +42,8 @@ done
 [ -x /usr/bin/time ] || { echo "error: /usr/bin/time is missing (Debian package 'time')" >&2; exit 1; }
 
 repo=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
-work="$repo/target/back-to-back"
+# Outside the repository: a worktree inside it would count as a member of its workspace.
+work="${AWARI_BACK_TO_BACK_DIR:-${TMPDIR:-/tmp}/awari-back-to-back}"
 mkdir -p "$work"
 
 # A binary for each revision: an executable path as given, else a release build of it.
@@ -91,9 +93,9 @@ for run in $(seq 1 "$runs"); do
     times="$scratch.time"
     if ! /usr/bin/time -o "$times" -f '%e %U %S %M' \
       "$bin" build --db "$scratch" --max-seeds "$layer" --threads "$threads" -q \
-      "${build_args[@]}" > /dev/null; then
-      echo "error: $(basename "$bin") failed to build layer $layer (run $run)" >&2
-      rm -rf "$scratch" "$times"
+      "${build_args[@]}" > /dev/null 2> "$scratch.err"; then
+      echo "error: $(basename "$bin") failed to build layer $layer (run $run): $(tail -n 1 "$scratch.err")" >&2
+      rm -rf "$scratch" "$times" "$scratch.err"
       exit 1
     fi
     read -r wall user system rss < "$times"
@@ -108,6 +110,6 @@ for run in $(seq 1 "$runs"); do
       fi
     done
     echo "| $run | $(basename "$bin") | $wall | $user | $system | $rss | $files |"
-    rm -rf "$scratch" "$times"
+    rm -rf "$scratch" "$times" "$scratch.err"
   done
 done
