@@ -5,13 +5,13 @@
 #
 # Each REV is a path to an `awari` binary or a git revision of this repository; a revision
 # is built once, in release mode, in its own worktree and target folder under
-# $AWARI_BACK_TO_BACK_DIR (default /tmp/awari-back-to-back), so the binaries do not share
-# build artefacts. Each run gets a fresh
-# folder beside DIR holding hard links to DIR's layers below N (no copy, no disk), builds
-# layer N into it with `awari build --max-seeds N --threads T -q BUILD_ARGS`, under
-# `/usr/bin/time`, and compares the layer's files with DIR's own when DIR has them. The
-# binaries take turns (run 1 of each, then run 2 of each, ...) so that a drift in the
-# machine's load spreads over all of them. Prints one Markdown row a run.
+# $AWARI_BACK_TO_BACK_DIR (default: awari-back-to-back under $TMPDIR, or /tmp), so the
+# binaries share no build artefacts. Each run gets a fresh folder beside DIR holding hard
+# links to DIR's layers below N (no copy, no disk), builds layer N into it with
+# `awari build --max-seeds N --threads T -q BUILD_ARGS` under `/usr/bin/time`, and compares
+# the layer's files with DIR's own when DIR has them. The binaries take turns (run 1 of
+# each, then run 2 of each, ...) so that a drift in the machine's load spreads over all of
+# them. Prints one Markdown row a run, the binary named as given (a revision by its hash).
 #
 # Example: the lean pass on layer 26, the commit before against the work tree's binary:
 #
@@ -38,6 +38,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -n "$db" ] && [ -n "$layer" ] && [ ${#revs[@]} -gt 0 ] || usage
+[[ $layer =~ ^[0-9]+$ ]] || { echo "error: --layer takes a number of seeds, not '$layer'" >&2; exit 1; }
+[[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "error: --runs takes a positive number, not '$runs'" >&2; exit 1; }
 [ -d "$db" ] || { echo "error: no database folder at $db" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "error: /usr/bin/time is missing (Debian package 'time')" >&2; exit 1; }
 
@@ -47,10 +49,11 @@ work="${AWARI_BACK_TO_BACK_DIR:-${TMPDIR:-/tmp}/awari-back-to-back}"
 mkdir -p "$work"
 
 # A binary for each revision: an executable path as given, else a release build of it.
-binaries=()
+binaries=() labels=()
 for rev in "${revs[@]}"; do
   if [ -f "$rev" ] && [ -x "$rev" ]; then
     binaries+=("$(realpath "$rev")")
+    labels+=("$rev")
     continue
   fi
   sha=$(git -C "$repo" rev-parse --verify --quiet "$rev^{commit}") \
@@ -66,6 +69,7 @@ for rev in "${revs[@]}"; do
     cp "$work/target-${sha:0:7}/release/awari" "$bin"
   fi
   binaries+=("$bin")
+  labels+=("${sha:0:7}")
 done
 
 nn=$(printf '%02d' "$layer")
@@ -94,7 +98,7 @@ for run in $(seq 1 "$runs"); do
     if ! /usr/bin/time -o "$times" -f '%e %U %S %M' \
       "$bin" build --db "$scratch" --max-seeds "$layer" --threads "$threads" -q \
       "${build_args[@]}" > /dev/null 2> "$scratch.err"; then
-      echo "error: $(basename "$bin") failed to build layer $layer (run $run): $(tail -n 1 "$scratch.err")" >&2
+      echo "error: ${labels[$i]} failed to build layer $layer (run $run): $(tail -n 1 "$scratch.err")" >&2
       rm -rf "$scratch" "$times" "$scratch.err"
       exit 1
     fi
@@ -109,7 +113,7 @@ for run in $(seq 1 "$runs"); do
         files="DIFFERENT"
       fi
     done
-    echo "| $run | $(basename "$bin") | $wall | $user | $system | $rss | $files |"
+    echo "| $run | ${labels[$i]} | $wall | $user | $system | $rss | $files |"
     rm -rf "$scratch" "$times" "$scratch.err"
   done
 done
