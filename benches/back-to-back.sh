@@ -11,7 +11,8 @@
 # `awari build --max-seeds N --threads T -q BUILD_ARGS` under `/usr/bin/time`, and compares
 # the layer's files with DIR's own when DIR has them. The binaries take turns (run 1 of
 # each, then run 2 of each, ...) so that a drift in the machine's load spreads over all of
-# them. Prints one Markdown row a run, the binary named as given (a revision by its hash).
+# them. Prints one Markdown row a run, the binary named as given (a revision by its hash),
+# and exits non-zero if any run's files differ from DIR's.
 #
 # Example: the lean pass on layer 26, the commit before against the work tree's binary:
 #
@@ -73,6 +74,10 @@ for rev in "${revs[@]}"; do
 done
 
 nn=$(printf '%02d' "$layer")
+# A run's folder goes however the script ends (a failed build, an interrupt).
+scratch=""
+trap 'if [ -n "$scratch" ]; then rm -rf "$scratch" "$scratch.time" "$scratch.err"; fi' EXIT
+differed=0
 echo "| run | binary | wall s | user s | system s | peak RSS kB | files |"
 echo "|---|---|---|---|---|---|---|"
 for run in $(seq 1 "$runs"); do
@@ -99,7 +104,6 @@ for run in $(seq 1 "$runs"); do
       "$bin" build --db "$scratch" --max-seeds "$layer" --threads "$threads" -q \
       "${build_args[@]}" > /dev/null 2> "$scratch.err"; then
       echo "error: ${labels[$i]} failed to build layer $layer (run $run): $(tail -n 1 "$scratch.err")" >&2
-      rm -rf "$scratch" "$times" "$scratch.err"
       exit 1
     fi
     read -r wall user system rss < "$times"
@@ -111,9 +115,14 @@ for run in $(seq 1 "$runs"); do
         [ "$files" = "DIFFERENT" ] || files="same as $db"
       else
         files="DIFFERENT"
+        differed=1
       fi
     done
     echo "| $run | ${labels[$i]} | $wall | $user | $system | $rss | $files |"
     rm -rf "$scratch" "$times" "$scratch.err"
   done
 done
+if [ "$differed" -ne 0 ]; then
+  echo "error: a run's files differ from $db's" >&2
+  exit 1
+fi
