@@ -74,9 +74,13 @@ for rev in "${revs[@]}"; do
 done
 
 nn=$(printf '%02d' "$layer")
-# A run's folder goes however the script ends (a failed build, an interrupt).
+# A run's folder and its two side files: removed after each run, and however the script
+# ends (a failed build, an interrupt).
 scratch=""
-trap 'if [ -n "$scratch" ]; then rm -rf "$scratch" "$scratch.time" "$scratch.err"; fi' EXIT
+remove_run() {
+  if [ -n "$scratch" ]; then rm -rf "$scratch" "$scratch.time" "$scratch.err"; fi
+}
+trap remove_run EXIT
 differed=0
 echo "| run | binary | wall s | user s | system s | peak RSS kB | files |"
 echo "|---|---|---|---|---|---|---|"
@@ -99,14 +103,13 @@ for run in $(seq 1 "$runs"); do
         fi
       done
     done
-    times="$scratch.time"
-    if ! /usr/bin/time -o "$times" -f '%e %U %S %M' \
+    if ! /usr/bin/time -o "$scratch.time" -f '%e %U %S %M' \
       "$bin" build --db "$scratch" --max-seeds "$layer" --threads "$threads" -q \
       "${build_args[@]}" > /dev/null 2> "$scratch.err"; then
       echo "error: ${labels[$i]} failed to build layer $layer (run $run): $(tail -n 1 "$scratch.err")" >&2
       exit 1
     fi
-    read -r wall user system rss < "$times"
+    read -r wall user system rss < "$scratch.time"
     files="not compared"
     for built in "$scratch"/*/layer-"$nn".aw*; do
       reference="$db/${built#"$scratch"/}"
@@ -119,7 +122,7 @@ for run in $(seq 1 "$runs"); do
       fi
     done
     echo "| $run | ${labels[$i]} | $wall | $user | $system | $rss | $files |"
-    rm -rf "$scratch" "$times" "$scratch.err"
+    remove_run
   done
 done
 if [ "$differed" -ne 0 ]; then
