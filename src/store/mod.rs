@@ -31,6 +31,7 @@ mod cache;
 mod header;
 mod reader;
 mod writer;
+pub(crate) mod zstd_contexts;
 
 pub(crate) use cache::{BlockCache, CACHE_BLOCKS};
 pub use reader::LayerFile;

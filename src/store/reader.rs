@@ -9,6 +9,7 @@
 use super::header::{
     BlockTable, FixedProblem, Header, COMPRESSION_NONE, COMPRESSION_ZSTD, FIXED_LEN, INDEX_FULL,
 };
+use super::zstd_contexts;
 use super::*;
 use memmap2::Mmap;
 use rayon::prelude::*;
@@ -39,9 +40,6 @@ pub struct LayerFile {
 }
 
 thread_local! {
-    /// A decompression context per thread, reused: creating one costs about as much as
-    /// decompressing a small block.
-    static DCTX: RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { RefCell::new(None) };
     /// The compressed bytes of the block being read, reused from block to block.
     static READ_BUF: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
@@ -371,14 +369,7 @@ impl LayerFile {
         let want = self.block_len(block.min(self.blocks().saturating_sub(1)));
         let mut bytes = vec![0u8; want];
         let got = self.with_checked_block(block, |data| {
-            DCTX.with(|cell| {
-                let mut slot = cell.borrow_mut();
-                if slot.is_none() {
-                    *slot = Some(zstd::bulk::Decompressor::new()?);
-                }
-                let dctx = slot.as_mut().expect("just set");
-                dctx.decompress_to_buffer(data, &mut bytes[..])
-            })
+            zstd_contexts::decompress_to_buffer(data, &mut bytes[..])
         })?;
         match got {
             Ok(len) if len == want => {}

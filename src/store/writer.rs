@@ -2,10 +2,10 @@
 //! rename.
 
 use super::header::Header;
+use super::zstd_contexts;
 use super::*;
 use crate::index;
 use rayon::prelude::*;
-use std::cell::RefCell;
 use std::fs::{self, File};
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use xxhash_rust::xxh3::xxh3_64;
@@ -175,7 +175,7 @@ impl TableWriter {
         let level = self.opts.zstd_level;
         let blocks: Vec<Vec<u8>> = bytes
             .par_chunks(self.opts.block_size as usize)
-            .map(|chunk| compress_block(chunk, level))
+            .map(|chunk| zstd_contexts::compress(chunk, level))
             .collect();
         let out = self.out.as_mut().expect("open until finish");
         for b in &blocks {
@@ -288,72 +288,9 @@ fn finish_file(out: BufWriter<File>, header: &[u8]) -> std::io::Result<()> {
     file.sync_all()
 }
 
-thread_local! {
-    /// The compression contexts a thread reuses, one a level: a fresh context for each
-    /// block (the bulk function) costs about as much as compressing a small block. A
-    /// context compresses a block to the same bytes as the bulk function does.
-    static CCTX: RefCell<Vec<(i32, zstd::bulk::Compressor<'static>)>> = const { RefCell::new(Vec::new()) };
-}
-
-/// One block compressed at `level`.
-fn compress_block(block: &[u8], level: i32) -> Vec<u8> {
-    CCTX.with(|cell| {
-        let mut contexts = cell.borrow_mut();
-        let at = match contexts.iter().position(|(l, _)| *l == level) {
-            Some(at) => at,
-            None => {
-                let cctx = zstd::bulk::Compressor::new(level).expect("a zstd compression context");
-                contexts.push((level, cctx));
-                contexts.len() - 1
-            }
-        };
-        contexts[at]
-            .1
-            .compress(block)
-            .expect("zstd compression of a memory buffer")
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The published tables' bytes do not change with the reused contexts: each block
-    /// compresses as the bulk function compresses it, whatever the thread compressed before
-    /// at that level or another (values-like blocks: small signed values, long runs).
-    #[test]
-    fn a_reused_context_compresses_as_a_fresh_one() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut block = |len: usize| -> Vec<u8> {
-            (0..len)
-                .map(|i| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    if i % 64 < 40 {
-                        0
-                    } else {
-                        (x % 9) as u8
-                    }
-                })
-                .collect()
-        };
-        let blocks: Vec<Vec<u8>> = [0, 1, 100, 16384, 16384, 5000, 1 << 17]
-            .into_iter()
-            .map(&mut block)
-            .collect();
-        for level in [9, 1, 19, 9, 3, 1] {
-            for b in &blocks {
-                let fresh = zstd::bulk::compress(b, level).unwrap();
-                assert_eq!(
-                    compress_block(b, level),
-                    fresh,
-                    "level {level}, {} bytes",
-                    b.len()
-                );
-            }
-        }
-    }
 
     /// A distances table without entries opens, keeps no entries and refuses a read with
     /// a clear error; a values table may not be one.
