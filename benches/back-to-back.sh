@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Back-to-back timing of one layer's build by several binaries, from the same lower layers.
 #
-#   benches/back-to-back.sh --db DIR --layer N [--runs K] [--threads T] REV... [-- BUILD_ARGS...]
+#   benches/back-to-back.sh --db DIR --layer N [--runs K] [--threads T] [--warm-up] REV... [-- BUILD_ARGS...]
 #
 # Each REV is a path to an `awari` binary or a git revision of this repository; a revision
 # is built once, in release mode, in its own worktree and target folder under
@@ -12,7 +12,10 @@
 # the layer's files with DIR's own when DIR has them. The binaries take turns (run 1 of
 # each, then run 2 of each, ...) so that a drift in the machine's load spreads over all of
 # them. Prints one Markdown row a run, the binary named as given (a revision by its hash),
-# and exits non-zero if any run's files differ from DIR's.
+# and exits non-zero if any run's files differ from DIR's. With --warm-up, one run of the
+# first binary comes before them, reported as "warm-up" and to be left out of comparisons:
+# after other work (a big layer's build) the first run finds the page cache cold and can
+# take twice as long as the next.
 #
 # Example: the lean pass on layer 26, the commit before against the work tree's binary:
 #
@@ -25,7 +28,7 @@ usage() {
   exit 2
 }
 
-db="" layer="" runs=1 threads=2
+db="" layer="" runs=1 threads=2 warm_up=0
 revs=() build_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -33,6 +36,7 @@ while [ $# -gt 0 ]; do
     --layer) layer=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
+    --warm-up) warm_up=1; shift ;;
     --) shift; build_args=("$@"); break ;;
     -*) usage ;;
     *) revs+=("$1"); shift ;;
@@ -84,8 +88,10 @@ trap remove_run EXIT
 differed=0
 echo "| run | binary | wall s | user s | system s | peak RSS kB | files |"
 echo "|---|---|---|---|---|---|---|"
-for run in $(seq 1 "$runs"); do
+for run in $(seq $((1 - warm_up)) "$runs"); do
   for i in "${!binaries[@]}"; do
+    # Run 0 is the warm-up: the first binary only.
+    if [ "$run" -eq 0 ] && [ "$i" -gt 0 ]; then continue; fi
     bin=${binaries[$i]}
     scratch="$(dirname "$(realpath "$db")")/back-to-back-$layer-$run-$i"
     rm -rf "$scratch"
@@ -121,7 +127,9 @@ for run in $(seq 1 "$runs"); do
         differed=1
       fi
     done
-    echo "| $run | ${labels[$i]} | $wall | $user | $system | $rss | $files |"
+    shown=$run
+    [ "$run" -eq 0 ] && shown="warm-up"
+    echo "| $shown | ${labels[$i]} | $wall | $user | $system | $rss | $files |"
     remove_run
   done
 done
