@@ -28,6 +28,7 @@ impl Pass<'_> {
                 .par_chunks(4096)
                 .map(|chunk| -> Result<Vec<Settled>, StoreError> {
                     let mut found = Vec::new();
+                    let mut keys = KeyCursor::new(n);
                     for e in chunk {
                         let q = e.settled.key();
                         if !(self.lo..self.hi).contains(&q) {
@@ -41,7 +42,7 @@ impl Pass<'_> {
                             nib.settle(local)
                         };
                         if update == Update::Settled {
-                            found.push(Settled::new(&board_at(n, q), lost));
+                            found.push(Settled::from_key(keys.key_at(q), lost));
                         }
                     }
                     Ok(found)
