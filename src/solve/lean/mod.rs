@@ -581,8 +581,9 @@ impl Pass<'_> {
     }
 }
 
-/// The farthest [`KeyCursor`] steps rather than unranks: a step took about 2 ns, an
-/// unrank at layer 22 about 46 ns.
+/// The farthest [`KeyCursor`] steps rather than unranks. A step is a handful of
+/// instructions; an unrank cost about 62 ns at layer 22 (its share of a profile over the
+/// entries it served). 8 left `unrank` 2.05% of that profile, 24 left it 1.17%.
 const KEY_CURSOR_STEPS: u64 = 24;
 
 /// The keys ([`Settled`]) of positions given by their numbers in the pass's order, mostly
