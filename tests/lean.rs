@@ -497,6 +497,33 @@ fn fabricate_scratch(db: &Path, n: u32, ranks: bool) {
     }
 }
 
+/// A build killed after a layer's files were renamed into place but before its scratch
+/// folder was removed leaves the folder behind; the next build finds the layer whole and
+/// removes the folder (single-process and rank scratch alike), the layers untouched.
+#[test]
+fn a_whole_layers_leftover_scratch_is_removed() {
+    const TOP: u32 = 11;
+    let reference = scratch();
+    in_memory(reference.path(), Rules::AWARI, TOP);
+    for ranks in [false, true] {
+        let dir = scratch();
+        copy_layers(reference.path(), dir.path(), TOP);
+        for n in [TOP - 1, TOP] {
+            fabricate_scratch(dir.path(), n, ranks);
+        }
+        build(&BuildOptions::new(dir.path(), Rules::AWARI, TOP), &Quiet).unwrap();
+        assert_same_files(reference.path(), dir.path(), Rules::AWARI, TOP);
+        for n in [TOP - 1, TOP] {
+            let lean = scratch_dir(dir.path(), Rules::AWARI, n);
+            assert!(
+                !lean.exists(),
+                "ranks {ranks}: {} is left behind",
+                lean.display()
+            );
+        }
+    }
+}
+
 /// Scratch of one kind of build does not break another: the single-process lean pass clears
 /// a partitioned build's `rank-K` folders (it used to stop with "Is a directory"), and the
 /// in-memory pass removes whatever lean scratch a layer it writes had; each writes the same

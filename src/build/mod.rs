@@ -432,6 +432,11 @@ fn build_in_pool(
             return Err(BuildError::Cancelled { seeds: n });
         }
         let report = if complete(n) {
+            // A build stopped after the layer's files were renamed into place, but before
+            // its scratch folder was removed, left that folder behind: of no use now that
+            // the layer is whole (possibly gigabytes of runs), so it goes. As after a
+            // build, a failure to remove it costs only disk.
+            let _ = std::fs::remove_dir_all(opts.lean.scratch_for(&opts.db, opts.rules, n));
             // A layer is read into memory only if the in-memory pass will build a layer
             // above it.
             let needed = (n + 1..=opts.max_seeds).any(|m| missing(m) && in_memory(m));
