@@ -142,6 +142,42 @@ pub(crate) fn next_in_layer_bits(bits: &mut u128) -> bool {
     true
 }
 
+/// The farthest [`Cursor`] steps rather than unranks. A step is a handful of instructions;
+/// an unrank cost about 62 ns at layer 22 (its share of a lean build's profile over the
+/// entries it served). With 8, `unrank` kept 2.05% of that profile; with 24, 1.17%.
+const CURSOR_STEPS: u64 = 24;
+
+/// Packed boards ([`crate::board::ROW_MASK`]) of layer `n` by index, for indices asked for
+/// mostly in increasing order (a sorted list of hits): each is stepped to from the last
+/// one when that is at most [`CURSOR_STEPS`] before it, else unranked.
+pub(crate) struct Cursor {
+    n: u32,
+    /// The last index asked for, and its board.
+    at: Option<(u64, u128)>,
+}
+
+impl Cursor {
+    pub(crate) fn new(n: u32) -> Cursor {
+        Cursor { n, at: None }
+    }
+
+    /// The board with index `index` (which must be below `size(n)`).
+    #[inline]
+    pub(crate) fn bits_at(&mut self, index: u64) -> u128 {
+        let bits = match self.at {
+            Some((last, mut bits)) if (last..=last + CURSOR_STEPS).contains(&index) => {
+                for _ in last..index {
+                    next_in_layer_bits(&mut bits);
+                }
+                bits
+            }
+            _ => to_bits(&unrank(self.n, index)),
+        };
+        self.at = Some((index, bits));
+        bits
+    }
+}
+
 /// Walks the boards of layer `n` with indices `start..end`, in order.
 pub fn walk(n: u32, start: u64, end: u64) -> impl Iterator<Item = (u64, Board)> {
     walk_bits(n, start, end).map(|(i, bits)| (i, from_bits(bits)))
@@ -169,6 +205,31 @@ pub(crate) fn walk_bits(n: u32, start: u64, end: u64) -> impl Iterator<Item = (u
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The cursor gives every index its board, whether it steps or unranks: indices one
+    /// apart, a few apart, the same twice, far apart, and going back, up to the layer's
+    /// last position.
+    #[test]
+    fn a_cursor_gives_the_board_of_every_index() {
+        for n in [0, 1, 5, 13, 48] {
+            let size = size(n);
+            let mut indices: Vec<u64> = vec![0, 0, 1, 2, 5, 13, 13, 14, 22, 23, 31, 40, 41, 7, 8];
+            let mut i = 100;
+            for gap in [1, 3, 8, 9, 1, 1000, 2, 7, 24, 25, 100_000, 4, 123_456_789] {
+                i += gap;
+                indices.push(i);
+            }
+            indices.extend([9, 1, 2, 1].map(|back| size.saturating_sub(back)));
+            let mut cursor = Cursor::new(n);
+            for i in indices.into_iter().filter(|&i| i < size) {
+                assert_eq!(
+                    cursor.bits_at(i),
+                    to_bits(&unrank(n, i)),
+                    "layer {n}, index {i}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn small_layer_walk_matches_unrank() {

@@ -407,6 +407,13 @@ fn clear_foreign_scratch(
     Ok(())
 }
 
+/// Removes the lean scratch folder of layer `n`, whose files are whole: nothing in it is of
+/// use any more (a big layer's runs take gigabytes). Leaving it costs only disk, so a
+/// failure to remove it does not fail the build.
+fn remove_scratch_of_whole_layer(opts: &BuildOptions, n: u32) {
+    let _ = std::fs::remove_dir_all(opts.lean.scratch_for(&opts.db, opts.rules, n));
+}
+
 fn build_in_pool(
     opts: &BuildOptions,
     observer: &dyn BuildObserver,
@@ -433,10 +440,8 @@ fn build_in_pool(
         }
         let report = if complete(n) {
             // A build stopped after the layer's files were renamed into place, but before
-            // its scratch folder was removed, left that folder behind: of no use now that
-            // the layer is whole (possibly gigabytes of runs), so it goes. As after a
-            // build, a failure to remove it costs only disk.
-            let _ = std::fs::remove_dir_all(opts.lean.scratch_for(&opts.db, opts.rules, n));
+            // its scratch folder was removed, left that folder behind.
+            remove_scratch_of_whole_layer(opts, n);
             // A layer is read into memory only if the in-memory pass will build a layer
             // above it.
             let needed = (n + 1..=opts.max_seeds).any(|m| missing(m) && in_memory(m));
@@ -559,10 +564,8 @@ fn build_in_memory(
     drop(solved.distances);
     let written = store::write_layer(&opts.db, opts.rules, n, &solved.values, opts.write)?;
     layers.push(solved.values);
-    // A lean checkpoint of this layer (a build stopped with the other pass) is of no use now
-    // that the layer is written. Leaving it costs only disk, so a failure to remove it does
-    // not fail the build.
-    let _ = std::fs::remove_dir_all(opts.lean.scratch_for(&opts.db, opts.rules, n));
+    // A lean checkpoint of this layer (a build stopped with the other pass).
+    remove_scratch_of_whole_layer(opts, n);
     Ok(written)
 }
 

@@ -58,7 +58,6 @@ pub(crate) use settled::Settled;
 
 pub(crate) use unsow::{unsow, unsow_bits};
 
-use crate::board::Board;
 use crate::index;
 use crate::rules::Rules;
 use crate::store::DISTANCE_SATURATED;
@@ -71,8 +70,6 @@ const NO_EXIT: i8 = i8::MIN;
 const CHUNK: u64 = 1 << 14;
 /// Positions that share one [`ExitMask`]: a divisor of [`CHUNK`] and a multiple of 64.
 const SPAN: u64 = 1 << 10;
-/// Below this distance, stepping a board forward is cheaper than unranking.
-const STEP_INSTEAD_OF_UNRANK: usize = 8;
 /// Parent updates gathered (and prefetched) before they are applied.
 pub(crate) const PREFETCH_BATCH: usize = 64;
 
@@ -471,8 +468,8 @@ fn settle_by_exits(
         .map(|(c, ((cells, exits), masks))| {
             let start = c * CHUNK as usize;
             let mut found = Vec::new();
-            // The board of the last seed found, to step forward from rather than unrank.
-            let mut cursor: Option<(usize, Board)> = None;
+            // Hits come in index order: most boards are a step or a few from the last.
+            let mut boards = index::Cursor::new(n);
             let groups = cells.chunks_mut(64).zip(exits.chunks_mut(64)).enumerate();
             for (b, (cells, exits)) in groups {
                 if masks[b * 64 / SPAN as usize] & 1 << t == 0 {
@@ -494,17 +491,8 @@ fn settle_by_exits(
                     // Settled by its exits: round 0 (the best exit is not needed again).
                     exits[j] = 0;
                     let i = start + 64 * b + j;
-                    let board = match cursor {
-                        Some((k, mut bd)) if i - k <= STEP_INSTEAD_OF_UNRANK => {
-                            for _ in k..i {
-                                index::next_in_layer(&mut bd);
-                            }
-                            bd
-                        }
-                        _ => index::unrank(n, i as u64),
-                    };
-                    cursor = Some((i, board));
-                    found.push(Settled::new(&board, settled < 0));
+                    let key = settled::key_of_bits(boards.bits_at(i as u64));
+                    found.push(Settled::from_key(key, settled < 0));
                 }
             }
             found

@@ -21,7 +21,7 @@ impl Settled {
     /// The verdict bit: the mover lost (entered `L`) rather than won.
     pub const LOST: u64 = 1 << 63;
 
-    #[inline]
+    #[cfg(test)]
     pub fn new(board: &Board, lost: bool) -> Settled {
         Settled(key(board) | if lost { Settled::LOST } else { 0 })
     }

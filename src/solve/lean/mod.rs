@@ -72,7 +72,7 @@ use super::settled;
 use super::{
     moves_of, unsow_bits, Moves, Phase, Settled, SolveObserver, ThresholdCounts, PREFETCH_BATCH,
 };
-use crate::board::{swap_rows, to_bits};
+use crate::board::swap_rows;
 use crate::index;
 use crate::rules::Rules;
 use crate::store::{
@@ -581,44 +581,6 @@ impl Pass<'_> {
     }
 }
 
-/// The farthest [`KeyCursor`] steps rather than unranks. A step is a handful of
-/// instructions; an unrank cost about 62 ns at layer 22 (its share of a profile over the
-/// entries it served). 8 left `unrank` 2.05% of that profile, 24 left it 1.17%.
-const KEY_CURSOR_STEPS: u64 = 24;
-
-/// The keys ([`Settled`]) of positions given by their numbers in the pass's order, mostly
-/// increasing (as in an exits file): each board is stepped to from the previous one when
-/// that is a few positions before it, else unranked. A step costs a few instructions, an
-/// unrank a walk down the binomial table, which was 3.4% of a lean build's time at layer 22
-/// when every exits-file entry was unranked.
-struct KeyCursor {
-    n: u32,
-    /// The last number asked for, and its board in index order (the rows not swapped).
-    at: Option<(u64, u128)>,
-}
-
-impl KeyCursor {
-    fn new(n: u32) -> KeyCursor {
-        KeyCursor { n, at: None }
-    }
-
-    /// The key of the board numbered `q` (which must be below the layer's size).
-    #[inline]
-    fn key_at(&mut self, q: u64) -> u64 {
-        let bits = match self.at {
-            Some((p, mut bits)) if (p..=p + KEY_CURSOR_STEPS).contains(&q) => {
-                for _ in p..q {
-                    index::next_in_layer_bits(&mut bits);
-                }
-                bits
-            }
-            _ => to_bits(&index::unrank(self.n, q)),
-        };
-        self.at = Some((q, bits));
-        settled::key_of_bits(swap_rows(bits))
-    }
-}
-
 /// The pass's number of the packed board `bits`.
 #[inline]
 fn number_of_bits(bits: u128) -> u64 {
@@ -656,31 +618,5 @@ mod tests {
         assert_eq!(checkpoint_wait(None, secs(7)), secs(350));
         assert_eq!(checkpoint_wait(None, secs(30)), secs(1500));
         assert_eq!(checkpoint_wait(None, Duration::MAX), Duration::MAX);
-    }
-
-    /// The cursor gives every number the key of its board seen from the other side,
-    /// whether it steps or unranks: numbers one apart, a few apart, the same twice, far
-    /// apart, and going back, up to the layer's last position.
-    #[test]
-    fn a_key_cursor_gives_the_key_of_every_number() {
-        for n in [0, 1, 5, 13, 48] {
-            let size = index::size(n);
-            let mut qs: Vec<u64> = vec![0, 0, 1, 2, 5, 13, 13, 14, 22, 23, 31, 40, 41, 7, 8];
-            let mut q = 100;
-            for gap in [1, 3, 8, 9, 1, 1000, 2, 7, 100_000, 4, 123_456_789] {
-                q += gap;
-                qs.push(q);
-            }
-            qs.extend([9, 1, 2, 1].map(|back| size.saturating_sub(back)));
-            let mut keys = KeyCursor::new(n);
-            for q in qs.into_iter().filter(|&q| q < size) {
-                let board = index::unrank(n, q).swapped();
-                assert_eq!(
-                    keys.key_at(q),
-                    settled::key(&board),
-                    "layer {n}, number {q}"
-                );
-            }
-        }
     }
 }

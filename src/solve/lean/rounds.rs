@@ -28,7 +28,7 @@ impl Pass<'_> {
                 .par_chunks(4096)
                 .map(|chunk| -> Result<Vec<Settled>, StoreError> {
                     let mut found = Vec::new();
-                    let mut keys = KeyCursor::new(n);
+                    let mut boards = index::Cursor::new(n);
                     for e in chunk {
                         let q = e.settled.key();
                         if !(self.lo..self.hi).contains(&q) {
@@ -42,7 +42,9 @@ impl Pass<'_> {
                             nib.settle(local)
                         };
                         if update == Update::Settled {
-                            found.push(Settled::from_key(keys.key_at(q), lost));
+                            // Entries are sorted, so most boards are a step or a few from the last.
+                            let key = settled::key_of_bits(swap_rows(boards.bits_at(q)));
+                            found.push(Settled::from_key(key, lost));
                         }
                     }
                     Ok(found)
