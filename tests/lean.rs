@@ -440,8 +440,8 @@ fn a_layer_that_would_fill_the_disk_is_refused() {
     );
 }
 
-/// `verify --sample` (for layers too large to hold) checks positions through the block
-/// cache: it passes on a sound database and catches a planted wrong value.
+/// `verify --sample` (for layers too large to hold) passes on a sound database and catches
+/// a planted wrong value.
 #[test]
 fn sampled_verify_passes_sound_layers_and_catches_a_planted_value() {
     const TOP: u32 = 9;
@@ -480,6 +480,38 @@ fn sampled_verify_passes_sound_layers_and_catches_a_planted_value() {
         stdout.contains("layer  9: 500 positions, MISMATCHES"),
         "{stdout}"
     );
+}
+
+/// A sampled check costs about what its sample holds: an eighth of a layer whose tables
+/// do not fit the block cache takes less than the whole check of the layer (it read and
+/// decompressed a block for nearly every lookup, 25 times the whole check here); a sample
+/// at least the layer's size is the whole check.
+#[test]
+fn a_sample_costs_about_its_share_of_the_whole_check() {
+    use awari::verify::{verify, verify_sampled};
+    use std::time::Instant;
+    const TOP: u32 = 14;
+    let dir = scratch();
+    in_memory(dir.path(), Rules::AWARI, TOP);
+    let db = awari::Database::open(dir.path(), Rules::AWARI).unwrap();
+    let size = awari::index::size(TOP);
+    let started = Instant::now();
+    let whole = verify(&db, TOP, TOP, |_| {}).unwrap();
+    let whole_time = started.elapsed();
+    let started = Instant::now();
+    let sampled = verify_sampled(&db, TOP, TOP, size / 8, |_| {}).unwrap();
+    let sampled_time = started.elapsed();
+    assert_eq!(sampled[0].positions, size / 8);
+    assert_eq!((sampled[0].mismatches, sampled[0].distance_faults), (0, 0));
+    assert!(sampled[0].distances_checked);
+    // Generous, for a busy machine: about a quarter of the whole check is expected.
+    assert!(
+        sampled_time < whole_time * 2 + Duration::from_secs(1),
+        "sampled {sampled_time:?}, whole {whole_time:?}"
+    );
+    let all = verify_sampled(&db, TOP, TOP, size, |_| {}).unwrap();
+    assert_eq!(all[0].positions, whole[0].positions);
+    assert_eq!(all[0].mismatches, 0);
 }
 
 /// Fills the scratch folder of layer `n` with what a killed build of another kind leaves:

@@ -25,7 +25,8 @@ fn report(c: &LayerCheck, sampled: bool) {
         (true, 0) => ", every round leads best play out of the layer".to_string(),
         (true, f) => format!("; DISTANCE FAULTS: {f}"),
     };
-    let what = if sampled {
+    // A sample at least the layer's size is the whole check.
+    let what = if sampled && c.positions < awari::index::size(c.seeds) {
         " sampled"
     } else {
         ", checksums ok"

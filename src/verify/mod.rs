@@ -91,38 +91,63 @@ pub fn verify(
     // loading and checking; reading the layers back below checks the blocks again, which
     // costs little next to the value check.
     for n in first..=last {
-        db.layer(n).ok_or(VerifyError::Missing(n))?.check_blocks()?;
-        // This checks every block of the distances too.
-        require_complete(db, n, Depth::Whole)?;
+        check_before_loading(db, n)?;
     }
     let mut values: Vec<Vec<i8>> = Vec::new();
     let mut checks = Vec::new();
-    for n in 0..=last {
-        let file = db.layer(n).ok_or(VerifyError::Missing(n))?;
-        values.push(file.read_all()?);
-        if n < first {
-            continue;
-        }
-        let distances = db
-            .distances_file(n)
-            .map(|d| d.read_all_bytes())
-            .transpose()?;
-        let check = check_layer(db.rules(), n, &values, distances.as_deref());
+    for n in first..=last {
+        let check = check_whole(db, n, &mut values)?;
         on_layer(&check);
         checks.push(check);
     }
     Ok(checks)
 }
 
+/// Layer `n` present, every block of its values sound, and every table beside them whole.
+fn check_before_loading(db: &Database, n: u32) -> Result<(), VerifyError> {
+    db.layer(n).ok_or(VerifyError::Missing(n))?.check_blocks()?;
+    // This checks every block of the distances too.
+    require_complete(db, n, Depth::Whole)
+}
+
+/// Checks every position of layer `n` with layers `0..=n` in memory: `values` holds the
+/// layers read so far (from 0 up), and is extended to `n`.
+fn check_whole(
+    db: &Database,
+    n: u32,
+    values: &mut Vec<Vec<i8>>,
+) -> Result<LayerCheck, VerifyError> {
+    while values.len() <= n as usize {
+        let seeds = values.len() as u32;
+        let file = db.layer(seeds).ok_or(VerifyError::Missing(seeds))?;
+        values.push(file.read_all()?);
+    }
+    let distances = db
+        .distances_file(n)
+        .map(|d| d.read_all_bytes())
+        .transpose()?;
+    Ok(check_layer(
+        db.rules(),
+        n,
+        &values[..=n as usize],
+        distances.as_deref(),
+    ))
+}
+
 /// Checks `count` positions of each layer `first..=last`, spread evenly over its index
-/// range (every position of a layer with fewer), against their moves, as [`verify`] does
-/// for whole layers: for layers too large to hold in memory. Each value is read through
-/// the database's block cache, so memory stays small whatever the layer.
+/// range, against their moves, as [`verify`] does for whole layers: for layers too large
+/// to hold in memory. A layer of at most `count` positions is checked whole, as
+/// [`verify`] checks it.
+///
+/// The time is about proportional to the sample and the memory stays flat whatever the
+/// sample and the layer: the positions are checked in batches of a fixed size, each
+/// batch's lookups sorted so every block they need is read and decompressed once for the
+/// batch, and only the counts and the first few mismatches outlive a batch.
 ///
 /// # Errors
 ///
 /// A layer missing, or a file that cannot be read or is damaged (blocks are checked as
-/// they are read; this does not check every block of a layer).
+/// they are read; a sampled layer's blocks that no lookup needs are not read).
 pub fn verify_sampled(
     db: &Database,
     first: u32,
@@ -131,35 +156,18 @@ pub fn verify_sampled(
     mut on_layer: impl FnMut(&LayerCheck),
 ) -> Result<Vec<LayerCheck>, VerifyError> {
     let mut checks = Vec::new();
+    // The layers checked whole; those below one serve the next (layers grow with their
+    // seeds, so the whole ones come first and are dropped once the sampling starts).
+    let mut values: Vec<Vec<i8>> = Vec::new();
     for n in first..=last {
         db.layer(n).ok_or(VerifyError::Missing(n))?;
-        require_complete(db, n, Depth::Present)?;
-        let size = index::size(n);
-        let picks = count.min(size);
-        let has_distances = db.distances_file(n).is_some();
-        let results: Vec<Sampled> = (0..picks)
-            .into_par_iter()
-            .map(|k| {
-                // Evenly spread, ends included.
-                let i = if picks == size {
-                    k
-                } else {
-                    k * (size - 1) / (picks - 1).max(1)
-                };
-                check_position(db, &index::unrank(n, i), has_distances)
-            })
-            .collect::<Result<_, VerifyError>>()?;
-        let check = LayerCheck {
-            seeds: n,
-            positions: picks,
-            mismatches: results.iter().map(|r| r.0).sum(),
-            distances_checked: has_distances,
-            distance_faults: results.iter().map(|r| r.1).sum(),
-            examples: results
-                .into_iter()
-                .filter_map(|r| r.2)
-                .take(EXAMPLES)
-                .collect(),
+        let check = if count >= index::size(n) {
+            check_before_loading(db, n)?;
+            check_whole(db, n, &mut values)?
+        } else {
+            values = Vec::new();
+            require_complete(db, n, Depth::Present)?;
+            check_sample(db, n, count)?
         };
         on_layer(&check);
         checks.push(check);
@@ -167,85 +175,240 @@ pub fn verify_sampled(
     Ok(checks)
 }
 
-/// One sampled position against its moves: whether its value mismatches (and how),
-/// whether its round breaks the promise of the distances.
-type Sampled = (u64, u64, Option<Mismatch>);
+/// Positions a sampled check looks up together: a batch's lookups (about six a position)
+/// need nearly every block of the layers below and of its own layer, each read and
+/// decompressed once for the batch, so the larger the batch the fewer times the whole
+/// database is decompressed. 2^20 positions take about 70 MB.
+const BATCH: u64 = 1 << 20;
+/// Positions one thread prepares or judges at a time, within a batch.
+const STRIP: usize = 4096;
+/// The low bits of a sorted lookup that say where its answer goes: a batch has at most
+/// `BATCH * 7` slots (a position, then at most six moves). The high bits are the looked-up
+/// position's index among all layers, below `index::size_up_to(48)` < 2^41.
+const SLOT_BITS: u32 = 23;
+const _: () = assert!(BATCH * 7 <= 1 << SLOT_BITS);
+/// In the `over` of a position whose game goes on (a game over is worth at most 48).
+const GOES_ON: i8 = i8::MIN;
 
-/// Checks one position of a sampled check, reading every value through the block cache.
-fn check_position(
-    db: &Database,
-    board: &crate::Board,
-    has_distances: bool,
-) -> Result<Sampled, VerifyError> {
-    let board = *board;
-    let stored = db.value(&board)?;
-    let moves = match db.rules().turn(&board) {
-        Turn::GameOver { value } => {
-            let fault = has_distances && db.distance(&board)? != Some(0);
-            let bad = stored != value;
-            return Ok((
-                u64::from(bad),
-                u64::from(fault),
-                bad.then_some(Mismatch {
-                    board,
-                    stored,
-                    expected: value,
-                }),
-            ));
+/// Checks `picks` positions of layer `n` (fewer than the layer holds), spread evenly over
+/// its index range, ends included.
+fn check_sample(db: &Database, n: u32, picks: u64) -> Result<LayerCheck, VerifyError> {
+    let size = index::size(n);
+    // Evenly spread, ends included; in u128, as `k * (size - 1)` overflows u64 from
+    // layer 28 on for a large sample.
+    let spot = |k: u64| -> u64 {
+        if picks <= 1 {
+            0
+        } else {
+            (u128::from(k) * u128::from(size - 1) / u128::from(picks - 1)) as u64
         }
-        Turn::Moves(moves) => moves,
     };
-    let mut worths = Vec::with_capacity(moves.len());
-    for m in &moves {
-        worths.push(m.captured as i8 - db.value(&m.child)?);
+    let has_distances = db.distances_file(n).is_some();
+    let mut check = LayerCheck {
+        seeds: n,
+        positions: picks,
+        mismatches: 0,
+        distances_checked: has_distances,
+        distance_faults: 0,
+        examples: Vec::new(),
+    };
+    let mut start = 0;
+    while start < picks {
+        let end = (start + BATCH).min(picks);
+        let (mismatches, faults, examples) = check_batch(db, n, start..end, &spot)?;
+        check.mismatches += mismatches;
+        check.distance_faults += faults;
+        let room = EXAMPLES - check.examples.len();
+        check.examples.extend(examples.into_iter().take(room));
+        start = end;
     }
-    let expected = *worths
-        .iter()
-        .max()
-        .expect("a position that is not over has a move");
-    let fault = match db.distance(&board)? {
-        Some(round) if has_distances => round_fault(db, stored, round, &moves, &worths)?,
-        _ => false,
-    };
-    let bad = stored != expected;
-    Ok((
-        u64::from(bad),
-        u64::from(fault),
-        bad.then_some(Mismatch {
-            board,
-            stored,
-            expected,
-        }),
-    ))
+    Ok(check)
 }
 
-/// Whether the stored `round` of a position of value `stored` breaks the promise of the
-/// distances, as [`round_keeps_its_promise`] checks it on whole layers, through the cache.
-fn round_fault(
+/// The first index of layer `n` among all layers, for the sorted lookups of a batch.
+fn layer_base(n: u32) -> u64 {
+    index::size_up_to(n) - index::size(n)
+}
+
+/// Checks the sampled positions `ks` (their indices given by `spot`) of layer `n`: their
+/// mismatches, distance faults and first mismatches.
+fn check_batch(
     db: &Database,
-    stored: i8,
-    round: u8,
-    moves: &crate::MoveList,
-    worths: &[i8],
-) -> Result<bool, VerifyError> {
-    if stored == 0 {
-        return Ok(round != 0);
+    n: u32,
+    ks: std::ops::Range<u64>,
+    spot: &(impl Fn(u64) -> u64 + Sync),
+) -> Result<(u64, u64, Vec<Mismatch>), VerifyError> {
+    use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+    let rules = db.rules();
+    let len = (ks.end - ks.start) as usize;
+    let strips = len.div_ceil(STRIP);
+    // First the moves of each position, to size the lookups exactly (a second move
+    // generation costs less than room for the most moves a position can have).
+    let mut moves = vec![0u8; len];
+    let mut over = vec![GOES_ON; len];
+    moves
+        .par_chunks_mut(STRIP)
+        .zip(over.par_chunks_mut(STRIP))
+        .enumerate()
+        .for_each(|(strip, (moves, over))| {
+            for j in 0..moves.len() {
+                let i = spot(ks.start + (strip * STRIP + j) as u64);
+                match rules.turn(&index::unrank(n, i)) {
+                    Turn::GameOver { value } => over[j] = value,
+                    Turn::Moves(list) => moves[j] = list.len() as u8,
+                }
+            }
+        });
+    // A position's slots: its own, then one per move in order; a strip's are together.
+    let mut bases = Vec::with_capacity(strips + 1);
+    bases.push(0usize);
+    for strip in moves.chunks(STRIP) {
+        let slots: usize = strip.iter().map(|&m| 1 + usize::from(m)).sum();
+        bases.push(bases.last().unwrap() + slots);
     }
-    if round == DISTANCE_SATURATED {
-        return Ok(false);
+    let slots = bases[strips];
+    let mut keys = vec![0u64; slots];
+    let mut captured = vec![0u8; slots];
+    let mut key_strips = Vec::with_capacity(strips);
+    let mut captured_strips = Vec::with_capacity(strips);
+    let (mut key_rest, mut captured_rest) = (&mut keys[..], &mut captured[..]);
+    for strip in 0..strips {
+        let width = bases[strip + 1] - bases[strip];
+        let (k, kr) = std::mem::take(&mut key_rest).split_at_mut(width);
+        let (c, cr) = std::mem::take(&mut captured_rest).split_at_mut(width);
+        key_strips.push(k);
+        captured_strips.push(c);
+        (key_rest, captured_rest) = (kr, cr);
     }
-    let mut progress = Vec::new();
-    for (m, &w) in moves.iter().zip(worths) {
-        if w == stored {
-            let lower = m.captured > 0 || db.distance(&m.child)?.is_some_and(|r| r < round);
-            progress.push(lower);
+    key_strips
+        .into_par_iter()
+        .zip(captured_strips)
+        .enumerate()
+        .for_each(|(strip, (keys, captured))| {
+            let mut at = 0;
+            for j in strip * STRIP..((strip + 1) * STRIP).min(len) {
+                let i = spot(ks.start + j as u64);
+                let slot = (bases[strip] + at) as u64;
+                keys[at] = (layer_base(n) + i) << SLOT_BITS | slot;
+                at += 1;
+                if let Turn::Moves(list) = rules.turn(&index::unrank(n, i)) {
+                    for mv in &list {
+                        let child = n - u32::from(mv.captured);
+                        let key = layer_base(child) + index::rank(&mv.child);
+                        keys[at] = key << SLOT_BITS | (bases[strip] + at) as u64;
+                        captured[at] = mv.captured;
+                        at += 1;
+                    }
+                }
+            }
+        });
+    keys.par_sort_unstable();
+    // The sorted lookups cut where the block changes: (layer, block, first, end).
+    let mut groups: Vec<(u32, u64, usize, usize)> = Vec::new();
+    let mut layer = 0;
+    for (at, &key) in keys.iter().enumerate() {
+        let global = key >> SLOT_BITS;
+        while global >= index::size_up_to(layer) {
+            layer += 1;
+        }
+        let file = db.layer(layer).ok_or(VerifyError::Missing(layer))?;
+        let block = (global - layer_base(layer)) / u64::from(file.block_size());
+        match groups.last_mut() {
+            Some(g) if g.0 == layer && g.1 == block => g.3 = at + 1,
+            _ => groups.push((layer, block, at, at + 1)),
         }
     }
-    Ok(if stored > 0 {
-        !progress.iter().any(|&p| p)
-    } else {
-        !progress.iter().all(|&p| p)
-    })
+    let values: Vec<AtomicU8> = (0..slots).map(|_| AtomicU8::new(0)).collect();
+    let rounds: Vec<AtomicU8> = (0..slots).map(|_| AtomicU8::new(0)).collect();
+    groups
+        .par_iter()
+        .try_for_each(|&(layer, block, first, end)| -> Result<(), VerifyError> {
+            let file = db.layer(layer).ok_or(VerifyError::Missing(layer))?;
+            let base = layer_base(layer) + block * u64::from(file.block_size());
+            let bytes = file.read_block_bytes(block)?;
+            // Only the layer's own rounds are read: a round matters for the position
+            // itself and for moves that do not capture.
+            let distances = match db.distances_file(n) {
+                Some(d) if layer == n => Some(d.read_block_bytes(block)?),
+                _ => None,
+            };
+            for &key in &keys[first..end] {
+                let within = ((key >> SLOT_BITS) - base) as usize;
+                let slot = (key & ((1 << SLOT_BITS) - 1)) as usize;
+                values[slot].store(bytes[within], Relaxed);
+                if let Some(d) = &distances {
+                    rounds[slot].store(d[within], Relaxed);
+                }
+            }
+            Ok(())
+        })?;
+    drop(keys);
+    let has_distances = db.distances_file(n).is_some();
+    let value = |slot: usize| values[slot].load(Relaxed) as i8;
+    let round = |slot: usize| rounds[slot].load(Relaxed);
+    let judged = (0..strips)
+        .into_par_iter()
+        .map(|strip| {
+            let (mut bad, mut faults, mut found) = (0u64, 0u64, Vec::new());
+            let mut slot = bases[strip];
+            for j in strip * STRIP..((strip + 1) * STRIP).min(len) {
+                let own_slot = slot;
+                slot += 1 + usize::from(moves[j]);
+                let slot = own_slot;
+                let stored = value(slot);
+                let own = round(slot);
+                let (expected, fault) = if over[j] != GOES_ON {
+                    (over[j], has_distances && own != 0)
+                } else {
+                    let children = slot + 1..=slot + usize::from(moves[j]);
+                    let worth = |c: usize| captured[c] as i8 - value(c);
+                    let expected = children
+                        .clone()
+                        .map(worth)
+                        .max()
+                        .expect("a position that is not over has a move");
+                    // As `round_keeps_its_promise`: along best play the rounds fall
+                    // until a capture.
+                    let fault = has_distances
+                        && if stored == 0 {
+                            own != 0
+                        } else if own == DISTANCE_SATURATED {
+                            false
+                        } else {
+                            let mut best = children
+                                .filter(|&c| worth(c) == stored)
+                                .map(|c| captured[c] > 0 || round(c) < own);
+                            if stored > 0 {
+                                !best.any(|p| p)
+                            } else {
+                                !best.all(|p| p)
+                            }
+                        };
+                    (expected, fault)
+                };
+                faults += u64::from(fault);
+                if stored != expected {
+                    bad += 1;
+                    if found.len() < EXAMPLES {
+                        found.push(Mismatch {
+                            board: index::unrank(n, spot(ks.start + j as u64)),
+                            stored,
+                            expected,
+                        });
+                    }
+                }
+            }
+            (bad, faults, found)
+        })
+        .reduce(
+            || (0, 0, Vec::new()),
+            |(a, f, mut x), (b, g, y)| {
+                x.extend(y);
+                x.truncate(EXAMPLES);
+                (a + b, f + g, x)
+            },
+        );
+    Ok(judged)
 }
 
 /// How closely [`require_complete`] looks at the tables beside the values.
