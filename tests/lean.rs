@@ -514,6 +514,63 @@ fn a_sample_costs_about_its_share_of_the_whole_check() {
     assert_eq!(all[0].mismatches, 0);
 }
 
+/// Two builds given one `--scratch` folder: while one holds it, the other refuses in one
+/// line naming the holder, before touching the scratch (two lean builds of different
+/// databases sharing it corrupted each other's runs). The scratch given as the database
+/// folder itself is the database's own lock, and builds.
+#[test]
+fn a_scratch_folder_in_use_by_another_build_is_refused() {
+    let dir = scratch();
+    let shared = dir.path().join("sc");
+    let lock = shared.join(Rules::AWARI.name()).join("build.lock");
+    std::fs::create_dir_all(lock.parent().unwrap()).unwrap();
+    std::fs::write(&lock, "process 4242").unwrap();
+    let held = std::fs::File::open(&lock).unwrap();
+    held.try_lock().unwrap();
+    let stale = shared.join(Rules::AWARI.name()).join("lean-05");
+    std::fs::create_dir_all(&stale).unwrap();
+    std::fs::write(stale.join("exits-01.run"), b"the other build's run").unwrap();
+    let lean_build = |db: &Path, scratch: &Path| {
+        awari()
+            .args(["build", "--lean", "--max-seeds", "6", "-q", "--db"])
+            .arg(db)
+            .arg("--scratch")
+            .arg(scratch)
+            .output()
+            .unwrap()
+    };
+    let db = dir.path().join("db");
+    let out = lean_build(&db, &shared);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "a held scratch folder was used: {stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("in use by another build (process 4242)"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read(stale.join("exits-01.run")).unwrap(),
+        b"the other build's run"
+    );
+    drop(held);
+    let out = lean_build(&db, &shared);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let own = dir.path().join("own");
+    let out = lean_build(&own, &own);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// Fills the scratch folder of layer `n` with what a killed build of another kind leaves:
 /// a partitioned build's `rank-K` subfolders, or a single process's checkpoint files.
 fn fabricate_scratch(db: &Path, n: u32, ranks: bool) {

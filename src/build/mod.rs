@@ -303,8 +303,8 @@ pub(crate) fn pass_for(choice: PassChoice, n: u32, limit: Option<u64>) -> Pass {
 /// damaged is not complete ([`store::layer_state`]) and is built again. Layers already on
 /// disk are checked (header and block checksums) and read back, since the layers above
 /// them need their values. Scratch another kind of build left for a layer built here is
-/// removed. The rule set's folder is locked for the whole build, so two builds never write
-/// into each other.
+/// removed. The rule set's folder is locked for the whole build, and so is the scratch
+/// folder when it is elsewhere, so two builds never write into each other.
 ///
 /// # Errors
 ///
@@ -323,6 +323,7 @@ pub fn build(
         Pass::Lean => lean_memory_needed(n, &opts.lean),
     };
     let (pool, _lock) = prepare(opts, need, &store::rules_dir(&opts.db, opts.rules))?;
+    let _scratch_lock = prepare::lock_scratch(opts)?;
     pool.install(|| build_in_pool(opts, observer, &lean::Alone))
 }
 
@@ -349,7 +350,7 @@ pub(crate) fn build_partitioned(
     let folder = store::rules_dir(&opts.db, opts.rules);
     let (pool, _lock) = if ex.rank() == 0 {
         let (pool, lock) = prepare(&opts, need, &folder)?;
-        (pool, Some(lock))
+        (pool, Some((lock, prepare::lock_scratch(&opts)?)))
     } else {
         (prepare_pool(&opts, need)?, None)
     };

@@ -156,6 +156,33 @@ pub(super) fn prepare_pool(
         .map_err(|e| BuildError::Threads(opts.threads.unwrap_or(0), e.to_string()))
 }
 
+/// Takes the lock of the rule set's folder under the scratch root of a build that keeps its
+/// lean scratch outside the database folder ([`lean::LeanOptions::scratch`]), as the
+/// database's folder is locked: two builds of different databases given one scratch folder
+/// would otherwise write into each other's runs and checkpoints. A scratch under the
+/// database folder (the default, or the scratch root given as the database folder) is
+/// covered by the database's lock.
+pub(crate) fn lock_scratch(opts: &BuildOptions) -> Result<Option<File>, BuildError> {
+    let Some(root) = &opts.lean.scratch else {
+        return Ok(None);
+    };
+    let dir = store::rules_dir(root, opts.rules);
+    store::check_folder(&dir)?;
+    std::fs::create_dir_all(&dir).map_err(|source| BuildError::Lock {
+        path: lock_path(&dir),
+        source,
+    })?;
+    // The database's own lock file: this process holds it already, and a second lock on
+    // it would find it held.
+    let db_dir = store::rules_dir(&opts.db, opts.rules);
+    if let (Ok(a), Ok(b)) = (dir.canonicalize(), db_dir.canonicalize()) {
+        if a == b {
+            return Ok(None);
+        }
+    }
+    lock_folder(&dir).map(Some)
+}
+
 /// The file whose lock a build holds: `DIR/<rules>/build.lock`.
 pub(crate) fn lock_path(rules_dir: &Path) -> PathBuf {
     rules_dir.join("build.lock")
