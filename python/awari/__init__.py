@@ -17,7 +17,9 @@ Pits in answers are numbered 0..5 (the CLI's human output says 1..6).
 Errors carry the library's one-line messages: ``ValueError`` for a bad board or rules
 name (``TypeError`` for an object that is not a board at all), :class:`LayerMissing` (a
 ``LookupError``) when a layer is not built, ``OSError`` for a file that cannot be read or
-is damaged.
+is damaged. When the operating system refused, the ``OSError`` is the one Python's own
+``open`` raises (``errno``, ``strerror``, ``filename`` set, and its subclass, such as
+``NotADirectoryError``), with the library's line as a note where it says more.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 //! `awari._awari`: the compiled half of the Python package. The public API, its types and
 //! its documentation live in `awari/__init__.py`, which wraps these functions; this file
 //! only converts between Python objects and the library's types, and maps the library's
-//! errors to Python exceptions with the same one-line messages.
+//! errors to Python exceptions with the same one-line messages (an operating system's
+//! error as the `OSError` Python itself raises, see `os_error`).
 
 use awari::build::{BuildError, BuildObserver, BuildOptions, LayerReport};
 use awari::probe::{ProbeError, PvEnd};
@@ -79,12 +80,81 @@ fn probe_error(py: Python<'_>, e: ProbeError) -> PyErr {
 
 /// Every store error is about a file: unreadable, damaged, of other rules or layer.
 fn store_error(e: StoreError) -> PyErr {
-    PyOSError::new_err(e.to_string())
+    let os = match &e {
+        StoreError::Io { path, source } => Some((path.as_path(), source)),
+        _ => None,
+    };
+    os_error(&e, os)
+}
+
+/// The one line the command line prints for an error: its message, then each cause's not
+/// already said, joined by ": " (a Python message has no other place for the causes).
+fn chain_line(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut line = String::new();
+    let mut cause = Some(e);
+    while let Some(c) = cause {
+        let text = match c.downcast_ref::<std::io::Error>() {
+            Some(io) => strerror(io),
+            None => c.to_string(),
+        };
+        if !text.is_empty() && !line.contains(&text) {
+            if !line.is_empty() {
+                line.push_str(": ");
+            }
+            line.push_str(&text);
+        }
+        cause = c.source();
+    }
+    line
+}
+
+/// What the system said, as Python's `strerror` says it: Rust's "Not a directory (os error
+/// 20)" without the number, which `errno` holds.
+fn strerror(io: &std::io::Error) -> String {
+    let said = io.to_string();
+    match io.raw_os_error() {
+        Some(errno) => said
+            .strip_suffix(&format!(" (os error {errno})"))
+            .unwrap_or(&said)
+            .to_string(),
+        None => said,
+    }
+}
+
+/// The one conversion of a library error about a file to `OSError`. With the operating
+/// system's error in hand (`os`: the file and what the system said) it is the `OSError`
+/// Python's own `open` raises, `errno`, `strerror` and `filename` set (and so a subclass
+/// such as `NotADirectoryError` or `PermissionError`), so code can test the reason; the
+/// library's line is added as a note where it says more than the file and the reason.
+/// Otherwise the message is the whole cause chain in one line, as the command line's.
+fn os_error(
+    e: &(dyn std::error::Error + 'static),
+    os: Option<(&std::path::Path, &std::io::Error)>,
+) -> PyErr {
+    let line = chain_line(e);
+    let Some((path, errno, io)) =
+        os.and_then(|(path, io)| io.raw_os_error().map(|errno| (path, errno, io)))
+    else {
+        return PyOSError::new_err(line);
+    };
+    let strerror = strerror(io);
+    // A `str` filename, as `open` gives (a path that is not UTF-8 keeps its bytes as
+    // surrogates, as `os.fsdecode` does).
+    let err = PyOSError::new_err((errno, strerror.clone(), path.as_os_str().to_os_string()));
+    if line != format!("{}: {strerror}", path.display()) {
+        Python::attach(|py| {
+            // `add_note` is Python 3.11's; before it the standard message stands alone.
+            if let Ok(add) = err.value(py).getattr("add_note") {
+                let _ = add.call1((line,));
+            }
+        });
+    }
+    err
 }
 
 fn build_error(e: BuildError) -> PyErr {
     let message = e.to_string();
-    match e {
+    match &e {
         // Options out of range, or a pass the tables asked for do not have.
         BuildError::TooManySeeds(_)
         | BuildError::TooLarge { .. }
@@ -93,11 +163,13 @@ fn build_error(e: BuildError) -> PyErr {
         BuildError::OverMemory { .. } => PyMemoryError::new_err(message),
         BuildError::Cancelled { .. } => PyKeyboardInterrupt::new_err(message),
         BuildError::Threads(..) => PyRuntimeError::new_err(message),
+        BuildError::Store(StoreError::Io { path, source }) | BuildError::Lock { path, source } => {
+            os_error(&e, Some((path.as_path(), source)))
+        }
         BuildError::Damaged(_)
         | BuildError::Store(_)
         | BuildError::DiskFull { .. }
-        | BuildError::Locked { .. }
-        | BuildError::Lock { .. } => PyOSError::new_err(message),
+        | BuildError::Locked { .. } => os_error(&e, None),
     }
 }
 

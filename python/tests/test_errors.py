@@ -151,3 +151,25 @@ def test_interpreter_survives_many_errors(db):
             pass
     assert db.value([1] * 12) == 0
     assert os.getpid() > 0
+
+
+def test_os_errors_keep_the_system_s_reason(tmp_path):
+    """An ``OSError`` carries ``errno``, ``strerror`` and ``filename`` as Python's own
+    ``open`` does (so its subclass too), not only the path the library names."""
+    import errno
+
+    with pytest.raises(OSError) as e:
+        awari.Database("/etc/passwd", "awari")
+    assert isinstance(e.value, NotADirectoryError)
+    assert e.value.errno == errno.ENOTDIR
+    assert e.value.strerror == "Not a directory"
+    assert e.value.filename == "/etc/passwd/awari"
+    assert "Not a directory" in str(e.value)
+    assert "\n" not in str(e.value)
+    # The build's folder below a file: the same reason, from the build.
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(NotADirectoryError) as e:
+        awari.build(blocker, "awari", 3, progress=False)
+    assert e.value.errno == errno.ENOTDIR
+    assert str(blocker) in e.value.filename
