@@ -26,14 +26,19 @@ use crate::rules::{MoveList, Turn};
 use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 /// The deepest search [`analyse`] starts, in plies.
 pub(crate) const MAX_DEPTH: u32 = 96;
 /// Transposition-table entries kept at most (about 40 bytes each).
 const TT_LIMIT: usize = 1 << 21;
-/// Nodes between two looks at the clock.
+/// Nodes between two looks at the clock (and at the stop flag of [`analyse_until`]).
 const CLOCK_EVERY: u64 = 512;
+/// The longest think time the command line and the Python package accept: an hour. Longer
+/// is a mistake in the unit far more often than a wish, and a search that long holds its
+/// thread (in `serve`, a compute slot) all the while.
+pub const MAX_THINK: Duration = Duration::from_secs(3600);
 
 /// How long and how deep [`analyse`] may look.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,6 +96,24 @@ pub struct Analysis {
 ///
 /// A table the search reads is damaged ([`ProbeError::Store`]).
 pub fn analyse(db: &Database, board: &Board, limits: &Limits) -> Result<Analysis, ProbeError> {
+    let never = AtomicBool::new(false);
+    Ok(analyse_until(db, board, limits, &never)?
+        .expect("without a stop the first depth always completes"))
+}
+
+/// [`analyse`], stopped within moments once `stop` is set (by another thread: a Ctrl-C, a
+/// client gone): `None` when it was stopped, whatever it had found by then, since the
+/// caller no longer wants the answer.
+///
+/// # Errors
+///
+/// As [`analyse`].
+pub fn analyse_until(
+    db: &Database,
+    board: &Board,
+    limits: &Limits,
+    stop: &AtomicBool,
+) -> Result<Option<Analysis>, ProbeError> {
     let started = Instant::now();
     let rules = db.rules();
     let top = if limits.tables {
@@ -100,7 +123,7 @@ pub fn analyse(db: &Database, board: &Board, limits: &Limits) -> Result<Analysis
     };
     let moves = match rules.turn(board) {
         Turn::GameOver { value } => {
-            return Ok(Analysis {
+            return Ok(Some(Analysis {
                 board: *board,
                 value,
                 exact: true,
@@ -110,14 +133,14 @@ pub fn analyse(db: &Database, board: &Board, limits: &Limits) -> Result<Analysis
                 best: Vec::new(),
                 nodes: 0,
                 elapsed: started.elapsed(),
-            })
+            }))
         }
         Turn::Moves(list) => list,
     };
     if top.is_some_and(|t| board.seeds() <= t) {
         let value = db.value(board)?;
         let moves = db.moves_with_values(board)?;
-        return Ok(finish(*board, value, true, 0, moves, 0, started));
+        return Ok(Some(finish(*board, value, true, 0, moves, 0, started)));
     }
 
     let mut s = Searcher {
@@ -128,6 +151,7 @@ pub fn analyse(db: &Database, board: &Board, limits: &Limits) -> Result<Analysis
             .unwrap_or(started + Duration::from_secs(1 << 30)),
         nodes: 0,
         out_of_time: false,
+        stop,
         first_depth: true,
         tt: HashMap::new(),
     };
@@ -165,9 +189,16 @@ pub fn analyse(db: &Database, board: &Board, limits: &Limits) -> Result<Analysis
             break;
         }
     }
-    let (mv, exact, depth) = done.expect("depth 1 always completes");
+    if stop.load(Relaxed) {
+        return Ok(None);
+    }
+    let Some((mv, exact, depth)) = done else {
+        return Ok(None);
+    };
     let value = mv.iter().map(|m| m.value).max().unwrap_or(0);
-    Ok(finish(*board, value, exact, depth, mv, s.nodes, started))
+    Ok(Some(finish(
+        *board, value, exact, depth, mv, s.nodes, started,
+    )))
 }
 
 fn finish(
@@ -223,6 +254,8 @@ struct Searcher<'a> {
     deadline: Instant,
     nodes: u64,
     out_of_time: bool,
+    /// Set by another thread to stop the search, even in depth 1.
+    stop: &'a AtomicBool,
     /// Depth 1 is finished whatever the clock says (its leaves are lookups).
     first_depth: bool,
     tt: HashMap<Board, Entry>,
@@ -268,9 +301,8 @@ impl Searcher<'_> {
         beta: i32,
     ) -> Result<(i32, bool), ProbeError> {
         self.nodes += 1;
-        if !self.first_depth
-            && self.nodes.is_multiple_of(CLOCK_EVERY)
-            && Instant::now() >= self.deadline
+        if self.nodes.is_multiple_of(CLOCK_EVERY)
+            && (self.stop.load(Relaxed) || !self.first_depth && Instant::now() >= self.deadline)
         {
             self.out_of_time = true;
         }

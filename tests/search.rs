@@ -147,6 +147,44 @@ fn the_search_stops_within_its_think_time() {
     );
 }
 
+/// A search told to stop by another thread (a Ctrl-C, a client gone) ends within moments,
+/// even in its first depth, and gives no answer; one never told runs its think time out.
+#[test]
+fn a_stopped_search_ends_within_moments() {
+    use awari::search::analyse_until;
+    use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+    use std::time::Instant;
+    let f = fixture();
+    let db = Database::open(&f.full, Rules::AWARI).unwrap();
+    let board = Board::opening(4).unwrap();
+    let limits = Limits::think(Duration::from_secs(30));
+    let stop = AtomicBool::new(false);
+    let started = Instant::now();
+    let found = std::thread::scope(|scope| {
+        let search = scope.spawn(|| analyse_until(&db, &board, &limits, &stop));
+        std::thread::sleep(Duration::from_millis(200));
+        stop.store(true, Relaxed);
+        search.join().unwrap()
+    });
+    assert!(found.unwrap().is_none());
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    // Set before it starts: not even the first depth.
+    let started = Instant::now();
+    assert!(analyse_until(&db, &board, &limits, &stop)
+        .unwrap()
+        .is_none());
+    assert!(started.elapsed() < Duration::from_secs(1));
+    let never = AtomicBool::new(false);
+    let quick = Limits::think(Duration::from_millis(50));
+    assert!(analyse_until(&db, &board, &quick, &never)
+        .unwrap()
+        .is_some());
+}
+
 #[test]
 fn perfect_play_converts_a_won_position() {
     let f = fixture();

@@ -284,7 +284,10 @@ class Database:
     def analyse(self, board: BoardLike, think_seconds: float = 1.0) -> Analysis:
         """The library's search, for boards above the tables: iterative-deepening
         alpha-beta whose leaves are the tables, within ``think_seconds``. A board inside
-        the tables is looked up (exact). See the README's "Above the tables"."""
+        the tables is looked up (exact). See the README's "Above the tables".
+
+        ``think_seconds`` is 0 to 3600 (``ValueError`` otherwise). Ctrl-C stops the search
+        within moments and raises ``KeyboardInterrupt``."""
         value, exact, depth, best, moves = self._db.analyse(board, think_seconds)
         return Analysis(value, exact, depth, best, [Move(*m) for m in moves])
 

@@ -618,15 +618,58 @@ impl Database {
         think_seconds: f64,
     ) -> PyResult<(i8, bool, u32, Vec<u32>, Vec<MoveTuple>)> {
         let board = board_of(board)?;
-        if !(think_seconds.is_finite() && (0.0..=1e6).contains(&think_seconds)) {
-            return Err(PyValueError::new_err(
-                "think_seconds must be a number of seconds, 0 or more",
-            ));
+        let most = awari::search::MAX_THINK.as_secs_f64();
+        if !(think_seconds.is_finite() && (0.0..=most).contains(&think_seconds)) {
+            return Err(PyValueError::new_err(format!(
+                "think_seconds must be a number of seconds from 0 to {most:.0} (an hour)"
+            )));
         }
         let limits = awari::search::Limits::think(Duration::from_secs_f64(think_seconds));
-        let a = py
-            .detach(|| awari::search::analyse(&self.inner, &board, &limits))
-            .map_err(|e| probe_error(py, e))?;
+        // The search runs on its own thread while this one, holding the interpreter
+        // between waits, looks for signals: a Ctrl-C stops the search within moments
+        // instead of at the end of its think time.
+        let stop = AtomicBool::new(false);
+        let mut interrupt: Option<PyErr> = None;
+        let found = std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::channel();
+            let (db, stop) = (&self.inner, &stop);
+            std::thread::Builder::new()
+                .name("awari-analyse".to_string())
+                .spawn_scoped(scope, move || {
+                    let _ = tx.send(awari::search::analyse_until(db, &board, &limits, stop));
+                })
+                .map_err(|e| PyRuntimeError::new_err(format!("cannot start the search: {e}")))?;
+            let mut rx = rx;
+            loop {
+                // The receiver goes into the wait and comes back (it is not `Sync`).
+                let (back, got) = py.detach(move || {
+                    let got = rx.recv_timeout(Duration::from_millis(20));
+                    (rx, got)
+                });
+                rx = back;
+                match got {
+                    Ok(found) => return Ok(found),
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                        return Err(PyRuntimeError::new_err("the search thread panicked"))
+                    }
+                }
+                if interrupt.is_none() {
+                    if let Err(e) = py.check_signals() {
+                        stop.store(true, Relaxed);
+                        interrupt = Some(e);
+                    }
+                }
+            }
+        })?;
+        if let Some(signal) = interrupt {
+            return Err(signal);
+        }
+        let a = match found.map_err(|e| probe_error(py, e))? {
+            Some(a) => a,
+            // Only a signal stops the search, and it has returned above.
+            None => return Err(PyRuntimeError::new_err("the search was stopped")),
+        };
         Ok((
             a.value,
             a.exact,

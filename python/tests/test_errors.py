@@ -173,3 +173,27 @@ def test_os_errors_keep_the_system_s_reason(tmp_path):
         awari.build(blocker, "awari", 3, progress=False)
     assert e.value.errno == errno.ENOTDIR
     assert str(blocker) in e.value.filename
+
+
+def test_analyse_stops_at_ctrl_c_and_bounds_its_think_time(db):
+    """Ctrl-C (SIGINT) two tenths of a second into a 30 s think raises
+    ``KeyboardInterrupt`` within moments, not at the end of the think time; a think time
+    beyond an hour, or not a number of seconds, is refused."""
+    import signal
+    import threading
+    import time
+
+    above = "4 4 4 4 4 4 4 4 4 4 4 4"
+    timer = threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT))
+    started = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            db.analyse(above, 30)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - started < 5
+    for bad in (3601, 1e6, -1, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="from 0 to 3600"):
+            db.analyse(above, bad)
+    assert db.analyse(above, 0.05).depth >= 1
