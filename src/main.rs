@@ -14,8 +14,14 @@ fn main() -> ExitCode {
         Ok(args) => args,
         Err(e) => {
             if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
-                // clap returns the write's failure rather than panicking; nothing to add.
-                let _ = e.print();
+                // On a terminal clap prints it in colour. Elsewhere it is written here:
+                // clap drops a failed write, and `--help > /dev/full` exited 0 with nothing
+                // written.
+                if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+                    let _ = e.print();
+                } else {
+                    cli::show_raw(&e.render().to_string());
+                }
                 return ExitCode::SUCCESS;
             }
             if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {

@@ -165,6 +165,10 @@ fn every_command(build_dir: &Path) -> Vec<(String, StdCommand, Option<Vec<u8>>)>
         ),
         ("start".into(), with_db(&["start"]), None),
         ("build".into(), build, None),
+        // Printed by clap, which drops a failed write.
+        ("--help".into(), awari(&["--help"]), None),
+        ("--version".into(), awari(&["--version"]), None),
+        ("build --help".into(), awari(&["build", "--help"]), None),
     ]
 }
 

@@ -24,7 +24,7 @@ mod text;
 mod verify;
 
 pub use args::Cli;
-pub use output::{clip_line, error_line, tell_line, tell_raw};
+pub use output::{clip_line, error_line, show_raw, tell_line, tell_raw};
 
 use anyhow::Result;
 use args::Command;

@@ -91,6 +91,15 @@ pub fn emit(args: std::fmt::Arguments) {
     }
 }
 
+/// Text on stdout as it is (`--help`, `--version`), with a failed write treated as
+/// [`emit`] treats one: a closed pipe ends quietly, a full device is an error.
+pub fn show_raw(text: &str) {
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        failed(e)
+    }
+}
+
 /// Ends the program after a failed write to stdout. A reader that went away (a closed
 /// pipe) wanted no more: end quietly, successfully. Anything else (a full device) is an
 /// error, in one line. Exiting here is safe: every file the program writes is written
