@@ -895,3 +895,35 @@ fn a_server_on_a_damaged_database_answers_everything() {
         seed()
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// The smaller edges
+// ---------------------------------------------------------------------------------------
+
+/// A build started with stdout and stderr closed: a lock file opened on the number of a
+/// closed stream would receive the build's lines. Rust's runtime reopens closed standard
+/// streams on /dev/null before `main`, so the lock file holds the holder's line alone and
+/// the build succeeds; this holds it so.
+#[test]
+fn a_build_with_its_standard_streams_closed_writes_nothing_into_its_lock_file() {
+    use std::os::unix::process::CommandExt;
+    let dir = scratch();
+    let mut cmd = Command::new(awari_bin());
+    cmd.args(["build", "--max-seeds", "6", "--db"])
+        .arg(dir.path());
+    // SAFETY: only `close`, which is async-signal-safe, between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::close(1);
+            libc::close(2);
+            Ok(())
+        });
+    }
+    let status = cmd.stdin(Stdio::null()).status().unwrap();
+    assert!(status.success(), "{status:?}");
+    let lock = fs::read_to_string(dir.path().join("awari").join("build.lock")).unwrap();
+    assert!(
+        lock.starts_with("process ") && lock["process ".len()..].parse::<u32>().is_ok(),
+        "{lock:?}"
+    );
+}
