@@ -1001,6 +1001,65 @@ fn the_api_refuses_own_row_cycles_rather_than_ignore_them() {
     assert_eq!(status, 200);
 }
 
+/// A parameter given twice is a 400, whichever value comes last: with the last value kept,
+/// `cycles=own-row&cycles=share` passed the refusal of the bounds.
+#[test]
+fn a_parameter_given_twice_is_refused() {
+    let server = Server::start();
+    let board = "board=1+1+1+1+1+1+1+1+1+1+1+1";
+    for query in [
+        format!("{board}&cycles=own-row&cycles=share"),
+        format!("{board}&cycles=&cycles=share"),
+        format!("{board}&{board}"),
+        format!("{board}&rules=abapa&rules=awari"),
+    ] {
+        let (status, v) = server.get_json(&format!("/api/position?{query}"));
+        assert_eq!(status, 400, "{query}: {v}");
+        assert!(v["error"].as_str().unwrap().contains("given twice"), "{v}");
+    }
+    let (status, _) = server.get_json(&format!("/api/position?{board}&rules=awari"));
+    assert_eq!(status, 200);
+}
+
+/// Two Content-Length headers that differ are a 400 (which one ends the body is in doubt);
+/// the same length twice is allowed.
+#[test]
+fn conflicting_content_lengths_are_refused() {
+    let server = Server::start();
+    let quick = Duration::from_secs(3);
+    let request =
+        b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: 5\r\n\r\nabcde";
+    let answer = exchange(&server.addr, request, quick).unwrap();
+    let head = &answer[..answer.len().min(300)];
+    assert!(answer.starts_with("HTTP/1.1 400"), "{head:?}");
+    assert!(answer.contains("different values"), "{head:?}");
+    let request = b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: 0\r\n\r\n";
+    let answer = exchange(&server.addr, request, quick).unwrap();
+    let head = &answer[..answer.len().min(300)];
+    assert!(answer.starts_with("HTTP/1.1 200"), "{head:?}");
+}
+
+/// A think time beyond an hour is refused at the start, in one line (the largest number
+/// was accepted, and a search above the tables then ran on for as long as it liked).
+#[test]
+fn a_think_time_beyond_an_hour_is_refused() {
+    for ms in ["3600001", "18446744073709551615", "0"] {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_awari"));
+        cmd.args(["serve", "--port", "0", "--think-ms", ms, "--db"])
+            .arg(db_dir());
+        // A server that starts is killed at the limit: an error, not a hung test.
+        let done = common::run_limited(cmd, None, Stdio::null(), Duration::from_secs(10))
+            .unwrap_or_else(|e| panic!("--think-ms {ms}: {e}"));
+        let stderr = &done.stderr;
+        assert!(!done.status.success(), "--think-ms {ms}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.contains("--think-ms must be from 1 to 3600000"),
+            "{stderr}"
+        );
+    }
+}
+
 /// A damaged layer is a 500 whose message shows no local path (the server's stderr has the
 /// whole error), and the server goes on.
 #[test]

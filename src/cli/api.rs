@@ -72,17 +72,20 @@ fn url_decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-fn query(url: &str) -> (String, HashMap<String, String>) {
+/// The path and the parameters. A parameter given twice is refused: with one of its values
+/// kept, `cycles=own-row&cycles=share` passed the refusal of the bounds.
+fn query(url: &str) -> Result<(String, HashMap<String, String>)> {
     let (path, q) = url.split_once('?').unwrap_or((url, ""));
-    let params = q
-        .split('&')
-        .filter(|kv| !kv.is_empty())
-        .map(|kv| {
-            let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
-            (url_decode(k), url_decode(v))
-        })
-        .collect();
-    (path.to_string(), params)
+    let mut params = HashMap::new();
+    for kv in q.split('&').filter(|kv| !kv.is_empty()) {
+        let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+        let k = url_decode(k);
+        if params.contains_key(&k) {
+            return Err(bad(format!("parameter '{}' is given twice", shown(&k))));
+        }
+        params.insert(k, url_decode(v));
+    }
+    Ok((path.to_string(), params))
 }
 
 fn rules_param(params: &HashMap<String, String>) -> Result<Rules> {
@@ -203,7 +206,7 @@ fn move_json(
 }
 
 pub fn handle(oracle: &Oracle, url: &str) -> Result<Reply> {
-    let (path, params) = query(url);
+    let (path, params) = query(url)?;
     if path.starts_with("/api/") {
         // The API answers from the values; a request for the bounds must not get a value
         // in their place.

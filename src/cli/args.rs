@@ -266,7 +266,8 @@ pub enum Command {
         /// Address to listen on.
         #[arg(long, default_value = "127.0.0.1")]
         bind: String,
-        /// Time the search may take for a position above the built layers (milliseconds).
+        /// Time the search may take for a position above the built layers (milliseconds, 1 to
+        /// 3600000).
         #[arg(long, default_value_t = 2000)]
         think_ms: u64,
     },
@@ -288,7 +289,7 @@ pub enum Command {
         /// Who moves first: south (the bottom row, you by default) or north.
         #[arg(long, default_value = "south")]
         first: Side,
-        /// The computer's think time above the built layers (milliseconds).
+        /// The computer's think time above the built layers (milliseconds, 1 to 3600000).
         #[arg(long, default_value_t = 2000)]
         think_ms: u64,
         /// Seed of the random choices (default: the clock).
@@ -304,7 +305,7 @@ pub enum Command {
         db: DbArgs,
         /// The game's move list.
         file: Option<PathBuf>,
-        /// Search time per position above the built layers (milliseconds).
+        /// Search time per position above the built layers (milliseconds, 1 to 3600000).
         #[arg(long, default_value_t = 1000)]
         think_ms: u64,
         /// One JSON document.

@@ -183,7 +183,7 @@ fn read_head(stream: &mut TcpStream) -> std::result::Result<Head, Option<(u16, S
         let mut request = httparse::Request::new(&mut headers);
         match request.parse(&buf) {
             Ok(httparse::Status::Complete(head_len)) => {
-                let mut body_length = 0;
+                let mut body_length = None;
                 for h in request.headers.iter() {
                     if h.name.eq_ignore_ascii_case("transfer-encoding") {
                         return Err(Some((
@@ -192,12 +192,23 @@ fn read_head(stream: &mut TcpStream) -> std::result::Result<Head, Option<(u16, S
                         )));
                     }
                     if h.name.eq_ignore_ascii_case("content-length") {
-                        body_length = std::str::from_utf8(h.value)
+                        let length = std::str::from_utf8(h.value)
                             .ok()
                             .and_then(|v| v.trim().parse::<u64>().ok())
                             .ok_or_else(|| Some((400, "bad Content-Length".to_string())))?;
+                        // Two lengths that differ leave the body's end in doubt, and a proxy
+                        // in front may have read the other one (request smuggling); the
+                        // same length twice is allowed (RFC 9112, 6.3).
+                        if body_length.is_some_and(|l| l != length) {
+                            return Err(Some((
+                                400,
+                                "Content-Length given twice with different values".into(),
+                            )));
+                        }
+                        body_length = Some(length);
                     }
                 }
+                let body_length = body_length.unwrap_or(0);
                 if body_length > MAX_BODY {
                     return Err(Some((
                         413,

@@ -21,10 +21,12 @@ pub fn pit_names(pits: impl IntoIterator<Item = u8>, sep: &str) -> String {
     pits.into_iter().map(pit_name).collect::<Vec<_>>().join(sep)
 }
 
-/// `--think-ms`, which a search divides: at least 1.
+/// `--think-ms`, which a search divides: at least 1, at most an hour
+/// ([`awari::search::MAX_THINK`]).
 pub fn check_think(think_ms: u64) -> Result<std::time::Duration> {
-    if think_ms == 0 {
-        bail!("--think-ms must be at least 1");
+    let most = awari::search::MAX_THINK.as_millis();
+    if think_ms == 0 || u128::from(think_ms) > most {
+        bail!("--think-ms must be from 1 to {most} (an hour)");
     }
     Ok(std::time::Duration::from_millis(think_ms))
 }
