@@ -179,7 +179,14 @@ impl Checkpoint {
         let text = String::from_utf8(bytes).map_err(|_| damaged("the checkpoint is not text"))?;
         let cp =
             Checkpoint::decode(&text).ok_or_else(|| damaged("the checkpoint does not decode"))?;
-        if cp.rules != rules || cp.seeds != seeds || cp.next_threshold > seeds {
+        // Named by what differs: a checkpoint of another preset is not "for another layer".
+        if cp.rules != rules {
+            return Err(damaged(&format!(
+                "the checkpoint is for the rules '{}', not '{rules}'",
+                cp.rules
+            )));
+        }
+        if cp.seeds != seeds || cp.next_threshold > seeds {
             return Err(damaged("the checkpoint is for another layer"));
         }
         for f in cp.files() {
@@ -380,6 +387,18 @@ mod tests {
         let loaded = Checkpoint::load(&good, Rules::AWARI, 12).unwrap().unwrap();
         assert_eq!(loaded.digests, cp.digests);
         assert_eq!(loaded.thresholds, cp.thresholds);
+        // Another preset's checkpoint is named so, not "for another layer".
+        let other = Checkpoint::load(&good, Rules::ABAPA, 12)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            other.contains("for the rules 'awari', not 'abapa'"),
+            "{other}"
+        );
+        let other = Checkpoint::load(&good, Rules::AWARI, 13)
+            .unwrap_err()
+            .to_string();
+        assert!(other.contains("for another layer"), "{other}");
 
         type Damage = fn(&Path);
         let damages: [(&str, &str, Damage); 4] = [
