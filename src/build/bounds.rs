@@ -48,10 +48,9 @@ pub(super) fn build(
                 return Err(BuildError::Cancelled { seeds: n });
             }
             let started = Instant::now();
-            let report = if path(&root, opts, n, TableKind::BoundsHigh).exists() {
+            let report = if on_disk(&root, opts, n) {
                 let (pair, report) = read_back(&root, opts, n)?;
-                let above_missing = (n + 1..=opts.max_seeds)
-                    .any(|m| !path(&root, opts, m, TableKind::BoundsHigh).exists());
+                let above_missing = (n + 1..=opts.max_seeds).any(|m| !on_disk(&root, opts, m));
                 layers.push(if above_missing {
                     pair
                 } else {
@@ -78,6 +77,15 @@ pub(super) fn build(
 
 fn path(root: &Path, opts: &BuildOptions, n: u32, kind: TableKind) -> std::path::PathBuf {
     store::table_path(root, opts.rules, n, kind)
+}
+
+/// Whether layer `n` has both its files (the high one is written last). A layer missing
+/// either half is built again, both files, as a layer missing its distances file is: the
+/// advice to remove the remaining half only led to the same build. (A low file that is a
+/// link leading nowhere is not missing: opening it says what it is.)
+fn on_disk(root: &Path, opts: &BuildOptions, n: u32) -> bool {
+    path(root, opts, n, TableKind::BoundsHigh).exists()
+        && std::fs::symlink_metadata(path(root, opts, n, TableKind::BoundsLow)).is_ok()
 }
 
 /// A layer found on disk: checked, read back (the layers above need it) and reported.
