@@ -16,10 +16,10 @@
 //!    fresh intervals of the layers below (exact where they are): an interval for every
 //!    position, exact for most.
 //! 2. The layer's strongly connected components of capture-free moves
-//!    ([`components`]), taken so that every component comes after those its moves lead to.
+//!    (`components.rs`), taken so that every component comes after those its moves lead to.
 //!    A position in no cycle is worth the best of its moves, all of whose children are
 //!    known by then. In a component with a cycle, each position still open is the root of
-//!    a proof search ([`search`]) with the game's own history, whose leaves are the
+//!    a proof search (`search.rs`) with the game's own history, whose leaves are the
 //!    captures, the moves out of the component (worth their fresh value: nothing seen can
 //!    come back), the repetitions, and the widened intervals of the positions inside.
 //!    Roots proved make the leaves of the others narrower, so a component is searched again
