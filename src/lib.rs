@@ -57,6 +57,10 @@
 //! * the bounds, beside the values in [`build`](mod@build), [`probe`] and [`verify`](mod@verify): the tables of
 //!   the rule "an endless game ends with each side keeping its own row", the pair of
 //!   bounds each side can guarantee ([`BoundsDatabase`]);
+//! * the own-row values, beside the bounds ([`build::Tables::OwnRow`],
+//!   [`BoundsDatabase::own_row_value`]): under the same rule, the value of a position with
+//!   an empty history, exact where a proof search finished, and the value of a position
+//!   after its history ([`own_row_history`]), by the same search from the tables;
 //! * `mpi` (feature `mpi`): the lean pass shared by the ranks of an MPI job.
 //!
 //! `index`, `solve` and `store` are reachable for the crate's own tests, benchmarks and
@@ -119,10 +123,10 @@ pub use board::{Board, BoardError, MAX_SEEDS, PITS, ROW};
 pub use build::{build, BuildError, BuildObserver, BuildOptions, LayerReport, PassChoice, Tables};
 pub use game::{Game, GameError, Side};
 pub use probe::{
-    Bounds, BoundsDatabase, Database, MoveBounds, MoveValue, Outcome, PrincipalVariation,
-    ProbeError, PvEnd, PvStep, Verdict,
+    own_row_history, Bounds, BoundsDatabase, Database, MoveBounds, MoveValue, Outcome,
+    OwnRowAnswer, OwnRowMove, PrincipalVariation, ProbeError, PvEnd, PvStep, Verdict,
 };
-pub use rules::{GrandSlam, Move, MoveList, Rules, RulesError, Turn};
+pub use rules::{GrandSlam, Move, MoveList, Repetition, Rules, RulesError, Turn};
 pub use search::{analyse, Analysis, Level, Limits};
 pub use solve::lean::{LeanObserver, LeanOptions};
 pub use solve::{Phase, Quiet, SolveObserver, ThresholdCounts};

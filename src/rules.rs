@@ -110,6 +110,33 @@ impl FromStr for Rules {
     }
 }
 
+/// The occurrence of a position that ends a capture-free game under the own-row rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Repetition {
+    /// The first repetition (a position's second occurrence) ends the game: OpenSpiel's
+    /// `oware`, Mancala World's Oware/Abapa, the Catalan rules.
+    First,
+    /// The third occurrence ends it: the online Abapa page.
+    Third,
+}
+
+impl Repetition {
+    /// The occurrence that ends the game: 2 or 3.
+    pub fn ends_at(self) -> u8 {
+        match self {
+            Repetition::First => 2,
+            Repetition::Third => 3,
+        }
+    }
+    /// `first` or `third`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Repetition::First => "first",
+            Repetition::Third => "third",
+        }
+    }
+}
+
 /// One legal move: the mover's pit it starts from, what it captures, and the position it
 /// leaves, seen from the opponent (who moves next).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -64,7 +64,7 @@ fn missing_text(e: &ProbeError) -> String {
             "{e}; run: awari build --cycles bounds --rules {rules} --max-seeds {seeds} --db {}",
             awari::store::shell_word(dir)
         ),
-        ProbeError::Store(_) => e.to_string(),
+        ProbeError::Store(_) | ProbeError::History(_) => e.to_string(),
     }
 }
 
@@ -75,6 +75,7 @@ fn probe_error(py: Python<'_>, e: ProbeError) -> PyErr {
         | ProbeError::DistancesMissing { seeds, .. }
         | ProbeError::BoundsMissing { seeds, .. } => layer_missing(py, missing_text(&e), seeds),
         ProbeError::Store(e) => store_error(e),
+        ProbeError::History(_) => PyValueError::new_err(e.to_string()),
     }
 }
 
@@ -423,6 +424,7 @@ impl Database {
                     seeds,
                 )),
                 ProbeError::Store(e) => Err(store_error(e)),
+                ProbeError::History(_) => Err(PyValueError::new_err(e.to_string())),
             },
         }
     }

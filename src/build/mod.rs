@@ -61,7 +61,13 @@ pub struct BuildOptions {
     /// them by a bounded search instead ([`crate::Database::principal_variation`]). None:
     /// every layer keeps its distances. A layer already built is left as it is.
     pub distances_up_to: Option<u32>,
+    /// Nodes each proof search of the own-row values may visit ([`Tables::OwnRow`]); a
+    /// position whose search runs out keeps the interval it proved.
+    pub search_budget: u64,
 }
+
+/// The default of [`BuildOptions::search_budget`].
+pub const DEFAULT_SEARCH_BUDGET: u64 = 100_000;
 
 /// The kind of tables a build writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -72,6 +78,11 @@ pub enum Tables {
     /// The pair of guaranteed bounds of every position, when endless play ends with each
     /// side keeping its own row ([`crate::probe::BoundsDatabase`]).
     Bounds,
+    /// The value of every position with an empty history (the opening, or just after a
+    /// capture) when a repetition ends the game with each side keeping its own row, or
+    /// the interval proved where the search ran out of [`BuildOptions::search_budget`]
+    /// ([`crate::solve::own_row`]). Beside the bounds, in the same folder.
+    OwnRow(crate::solve::own_row::Repetition),
 }
 
 /// Which pass builds a layer.
@@ -114,6 +125,8 @@ pub struct LayerReport {
     pub summary: LayerSummary,
     /// Of a bounds layer, the positions whose low equals their high; `None` for values.
     pub exact: Option<u64>,
+    /// Of an own-row layer built here, what its searches took and gave.
+    pub searched: Option<crate::solve::own_row::OwnRowCounts>,
 }
 
 impl BuildOptions {
@@ -131,6 +144,7 @@ impl BuildOptions {
             pass: PassChoice::Auto,
             lean: LeanOptions::default(),
             distances_up_to: None,
+            search_budget: DEFAULT_SEARCH_BUDGET,
         }
     }
 
@@ -220,7 +234,8 @@ pub enum BuildError {
         /// The layer that was being built (nothing of it was written).
         seeds: u32,
     },
-    /// The lean pass asked for the bounds, which have one pass, in memory.
+    /// The lean pass asked for the bounds or the own-row values, which have one pass, in
+    /// memory.
     #[error("the bounds have one pass, in memory; the lean pass builds the values only")]
     LeanBounds,
     /// The lock file could not be created or locked.
@@ -314,7 +329,7 @@ pub fn build(
     opts: &BuildOptions,
     observer: &dyn BuildObserver,
 ) -> Result<Vec<LayerReport>, BuildError> {
-    if opts.tables == Tables::Bounds {
+    if opts.tables != Tables::Values {
         return bounds::build(opts, observer);
     }
     let limit = opts.memory_limit.or_else(physical_memory);
@@ -335,7 +350,7 @@ pub(crate) fn build_partitioned(
     observer: &dyn BuildObserver,
     ex: &dyn lean::Exchange,
 ) -> Result<Vec<LayerReport>, BuildError> {
-    if opts.tables == Tables::Bounds {
+    if opts.tables != Tables::Values {
         return Err(BuildError::LeanBounds);
     }
     let opts = BuildOptions {
@@ -487,6 +502,7 @@ fn layer_on_disk(
         bytes: file.bytes(),
         summary: file.summary().clone(),
         exact: None,
+        searched: None,
     })
 }
 
@@ -526,6 +542,7 @@ fn build_layer(
         bytes: written.bytes,
         summary: written.summary,
         exact: None,
+        searched: None,
     })
 }
 

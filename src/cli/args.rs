@@ -34,6 +34,25 @@ pub enum Cycles {
     // option said before the tables were called bounds: commands written then still work.
     #[value(alias = "own-row")]
     Bounds,
+    // Each side keeps its own row, the first repetition (a position's second occurrence)
+    // ending the game: the exact values from an empty history, and a proof search for a
+    // position with its history.
+    #[value(name = "own-row-first")]
+    OwnRowFirst,
+    // The same, the third occurrence ending the game.
+    #[value(name = "own-row-third")]
+    OwnRowThird,
+}
+
+impl Cycles {
+    /// The own-row rule's repetition, for the two kinds of own-row values.
+    pub fn repetition(self) -> Option<awari::Repetition> {
+        match self {
+            Cycles::Share | Cycles::Bounds => None,
+            Cycles::OwnRowFirst => Some(awari::Repetition::First),
+            Cycles::OwnRowThird => Some(awari::Repetition::Third),
+        }
+    }
 }
 
 /// Where the tables are and which rule set.
@@ -53,11 +72,17 @@ pub struct DbArgs {
 pub struct TableArgs {
     #[command(flatten)]
     pub db: DbArgs,
-    /// How endless play is scored: share (the seeds left are shared equally: the values)
-    /// or bounds (each side keeps its own row: the tables of guaranteed bounds, low and
-    /// high, under DB/own-row/).
+    /// How endless play is scored: share (the seeds left are shared equally: the values),
+    /// bounds (each side keeps its own row: the tables of guaranteed bounds, low and high,
+    /// under DB/own-row/), own-row-first or own-row-third (each side keeps its own row when
+    /// a position occurs for the second, or the third, time since the last capture: the
+    /// exact values, beside the bounds, and a proof search with the game's history).
     #[arg(long, value_enum, default_value = "share")]
     pub cycles: Cycles,
+    /// Nodes a proof search of the own-row values may visit: per position in a build, per
+    /// position and per move in probe and start. Own-row values only.
+    #[arg(long, value_name = "NODES", default_value_t = awari::build::DEFAULT_SEARCH_BUDGET)]
+    pub search_budget: u64,
 }
 
 /// What `build` builds and how it writes, for either kind of table.
@@ -187,6 +212,11 @@ pub enum Command {
         /// One JSON object (one per line with --batch).
         #[arg(long)]
         json: bool,
+        /// Own-row values: the moves played from the board before the position to probe
+        /// (pits 1..6, e.g. "3 1 6 2"): the position they reach is probed, with the
+        /// positions since their last capture as its history.
+        #[arg(long, value_name = "PITS", conflicts_with = "batch")]
+        moves: Option<String>,
         /// Read one board per line from stdin; print one line per board: the value, then
         /// the best pits ("3 best 1,4"; "-5 game-over" when the game is over; with
         /// --cycles bounds, low and high first: "-1 2 best 3"). A bad line (or one over

@@ -14,7 +14,7 @@ use std::sync::atomic::Ordering::Relaxed;
 pub fn run(tables: &TableArgs, build: &BuildArgs, lean: &LeanArgs) -> Result<bool> {
     match tables.cycles {
         Cycles::Share => values(tables, build, lean),
-        Cycles::Bounds => bounds(tables, build, lean),
+        Cycles::Bounds | Cycles::OwnRowFirst | Cycles::OwnRowThird => bounds(tables, build, lean),
     }
 }
 
@@ -38,7 +38,10 @@ fn build_options(tables: &TableArgs, args: &BuildArgs) -> Result<BuildOptions> {
         tables: match tables.cycles {
             Cycles::Share => Tables::Values,
             Cycles::Bounds => Tables::Bounds,
+            Cycles::OwnRowFirst => Tables::OwnRow(awari::Repetition::First),
+            Cycles::OwnRowThird => Tables::OwnRow(awari::Repetition::Third),
         },
+        search_budget: tables.search_budget,
         ..BuildOptions::new(tables.db.db.clone(), tables.db.rules, args.max_seeds)
     })
 }
@@ -176,6 +179,9 @@ fn bounds(tables: &TableArgs, args: &BuildArgs, lean: &LeanArgs) -> Result<bool>
     if let Some(flag) = lean.first_given() {
         bail!("{flag} is for the values' build; the bounds' build has one pass, in memory");
     }
+    if tables.search_budget == 0 {
+        bail!("--search-budget must be at least 1 node");
+    }
     let opts = build_options(tables, args)?;
     output::keep_going_without_stdout();
     let progress = BoundsProgress::new(args.quiet);
@@ -183,7 +189,14 @@ fn bounds(tables: &TableArgs, args: &BuildArgs, lean: &LeanArgs) -> Result<bool>
     let started = std::time::Instant::now();
     let reports = build::build(&opts, &progress)?;
     let folder = awari::store::rules_dir(&awari::store::bounds_dir(&opts.db), opts.rules);
-    let what = format!("bounds layers of '{}'", opts.rules);
+    let what = match tables.cycles.repetition() {
+        Some(r) => format!(
+            "own-row layers ({} repetition ends the game) of '{}'",
+            r.name(),
+            opts.rules
+        ),
+        None => format!("bounds layers of '{}'", opts.rules),
+    };
     summary(&what, &reports, &folder.display().to_string(), started);
     output::stdout_result()?;
     Ok(true)
@@ -196,9 +209,13 @@ fn bounds_on_ctrl_c(opts: &BuildOptions, progress: &BoundsProgress) -> Result<()
     let building = progress.building.clone();
     let root = awari::store::bounds_dir(&opts.db);
     let (rules, top) = (opts.rules, opts.max_seeds);
+    let kinds = match opts.tables {
+        Tables::OwnRow(r) => [TableKind::OwnRowLow(r), TableKind::OwnRowHigh(r)],
+        _ => [TableKind::BoundsLow, TableKind::BoundsHigh],
+    };
     ctrlc::set_handler(move || {
         let n = building.load(Relaxed);
-        for kind in [TableKind::BoundsLow, TableKind::BoundsHigh] {
+        for kind in kinds {
             let _ = std::fs::remove_file(temporary_path(&root, rules, n, kind));
         }
         if n > top {

@@ -13,6 +13,7 @@ mod layers;
 mod moves;
 mod oracle;
 mod output;
+mod own_row;
 mod play;
 mod probe;
 mod progress;
@@ -44,6 +45,7 @@ pub fn run(cli: Cli) -> Result<bool> {
             captured,
             json,
             batch,
+            moves,
         } => probe::run(
             &tables,
             probe::ProbeRequest {
@@ -51,6 +53,7 @@ pub fn run(cli: Cli) -> Result<bool> {
                 captured,
                 json,
                 batch,
+                moves,
             },
         ),
         Command::Pv {

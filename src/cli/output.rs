@@ -174,7 +174,7 @@ fn with_advice(cause: &(dyn std::error::Error + 'static)) -> Option<String> {
             "{e}; run: awari build --cycles bounds --rules {rules} --max-seeds {seeds} --db {}",
             shell_word(dir)
         )),
-        ProbeError::Store(_) => None,
+        ProbeError::Store(_) | ProbeError::History(_) => None,
     };
     if let Some(e) = cause.downcast_ref::<ProbeError>() {
         return probe(e);

@@ -16,6 +16,7 @@ pub struct ProbeRequest {
     pub captured: Option<String>,
     pub json: bool,
     pub batch: bool,
+    pub moves: Option<String>,
 }
 
 /// Runs `probe`.
@@ -23,11 +24,12 @@ pub fn run(tables: &TableArgs, request: ProbeRequest) -> Result<bool> {
     match tables.cycles {
         Cycles::Share => values(tables, request),
         Cycles::Bounds => bounds(tables, request),
+        Cycles::OwnRowFirst | Cycles::OwnRowThird => super::own_row::probe(tables, request),
     }
 }
 
 /// The board of a single probe.
-fn the_board(text: Option<String>) -> Result<Board> {
+pub(super) fn the_board(text: Option<String>) -> Result<Board> {
     let text =
         text.ok_or_else(|| anyhow!("give a board to probe, or --batch to read boards from stdin"))?;
     parse_board(&text)

@@ -266,11 +266,21 @@ impl BuildObserver for BoundsProgress {
             return;
         }
         let exact = r.exact.unwrap_or_default();
+        let percent = |k: u64| 100.0 * k as f64 / r.positions as f64;
+        // An own-row layer also says what the bounds alone gave and what the searches took.
+        let searched = r.searched.as_ref().map_or(String::new(), |s| {
+            format!(
+                " (bounds {:.2}%; {} searches, {} nodes)",
+                percent(s.exact_by_bounds),
+                s.searches,
+                s.nodes
+            )
+        });
         tell!(
-            "layer {:>2}: {:>11} positions, {:>6.2}% exact, {:>11} bytes, {:.2} s{}",
+            "layer {:>2}: {:>11} positions, {:>6.2}% exact{searched}, {:>11} bytes, {:.2} s{}",
             r.seeds,
             r.positions,
-            100.0 * exact as f64 / r.positions as f64,
+            percent(exact),
             r.bytes,
             r.seconds,
             if r.built { "" } else { " (already built)" }

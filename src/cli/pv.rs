@@ -12,6 +12,9 @@ pub fn run(tables: &TableArgs, board: &str, max_plies: usize) -> Result<bool> {
     match tables.cycles {
         Cycles::Share => values(tables, board, max_plies),
         Cycles::Bounds => bounds(tables, board, max_plies),
+        Cycles::OwnRowFirst | Cycles::OwnRowThird => anyhow::bail!(
+            "pv has no line of the own-row values yet; follow one with probe --moves, which gives every move's proved value after the history"
+        ),
     }
 }
 

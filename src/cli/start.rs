@@ -14,6 +14,9 @@ pub fn run(tables: &TableArgs, per_pit: u8) -> Result<bool> {
     match tables.cycles {
         Cycles::Share => values(tables, per_pit, seeds),
         Cycles::Bounds => bounds(tables, per_pit, seeds),
+        Cycles::OwnRowFirst | Cycles::OwnRowThird => {
+            super::own_row::start(tables, &Board::opening(per_pit)?)
+        }
     }
 }
 

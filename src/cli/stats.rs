@@ -22,6 +22,12 @@ pub fn run(
             bail!("--histogram is for the values; the stats of the bounds count exact positions")
         }
         Cycles::Bounds => bounds(tables, layers, json_out),
+        Cycles::OwnRowFirst | Cycles::OwnRowThird if histogram => {
+            bail!("--histogram is for the values; the stats of the own-row values count exact positions")
+        }
+        Cycles::OwnRowFirst | Cycles::OwnRowThird => {
+            super::own_row::stats(tables, layers, json_out)
+        }
     }
 }
 

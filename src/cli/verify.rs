@@ -15,6 +15,7 @@ pub fn run(tables: &TableArgs, layers: Option<LayerRange>, sample: Option<u64>) 
             bail!("--sample checks the values; verify the bounds whole")
         }
         Cycles::Bounds => bounds(tables, layers),
+        Cycles::OwnRowFirst | Cycles::OwnRowThird => super::own_row::verify(tables, layers, sample),
     }
 }
 

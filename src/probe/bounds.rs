@@ -10,7 +10,7 @@
 
 use super::{ProbeError, PvEnd};
 use crate::board::{Board, MAX_SEEDS};
-use crate::rules::{Rules, Turn};
+use crate::rules::{Repetition, Rules, Turn};
 use crate::store::{self, BlockCache, LayerFile, StoreError, TableKind, CACHE_BLOCKS};
 use std::path::{Path, PathBuf};
 
@@ -73,6 +73,8 @@ pub struct BoundsDatabase {
     rules: Rules,
     low: Vec<Option<LayerFile>>,
     high: Vec<Option<LayerFile>>,
+    /// The own-row values' pairs, by repetition (first, third), then layer.
+    own_row: [Vec<Option<(LayerFile, LayerFile)>>; 2],
     cache: BlockCache,
 }
 
@@ -96,6 +98,7 @@ impl BoundsDatabase {
         };
         let mut low = Vec::new();
         let mut high = Vec::new();
+        let mut own_row: [Vec<Option<(LayerFile, LayerFile)>>; 2] = [Vec::new(), Vec::new()];
         for seeds in 0..=MAX_SEEDS {
             let h = open(seeds, TableKind::BoundsHigh)?;
             // A layer counts only when both files are there (high is written last).
@@ -109,12 +112,24 @@ impl BoundsDatabase {
             } else {
                 None
             });
+            for (slot, r) in own_row
+                .iter_mut()
+                .zip([Repetition::First, Repetition::Third])
+            {
+                // As the bounds: both files, or the layer is not there.
+                let pair = match open(seeds, TableKind::OwnRowHigh(r))? {
+                    Some(h) => open(seeds, TableKind::OwnRowLow(r))?.map(|l| (l, h)),
+                    None => None,
+                };
+                slot.push(pair);
+            }
         }
         Ok(BoundsDatabase {
             dir: db.to_path_buf(),
             rules,
             low,
             high,
+            own_row,
             cache: BlockCache::new(CACHE_BLOCKS),
         })
     }
@@ -133,6 +148,31 @@ impl BoundsDatabase {
     pub fn complete_up_to(&self) -> Option<u32> {
         let present = self.high.iter().take_while(|l| l.is_some()).count();
         (present > 0).then(|| present as u32 - 1)
+    }
+
+    /// The largest `n` such that the own-row values of layers `0..=n` are all present.
+    pub fn own_row_complete_up_to(&self, repetition: Repetition) -> Option<u32> {
+        let present = self.own_row[repetition_slot(repetition)]
+            .iter()
+            .take_while(|l| l.is_some())
+            .count();
+        (present > 0).then(|| present as u32 - 1)
+    }
+
+    /// The own-row values' low and high files of layer `seeds`, if present.
+    pub(crate) fn own_row_layer(
+        &self,
+        repetition: Repetition,
+        seeds: u32,
+    ) -> Option<&(LayerFile, LayerFile)> {
+        self.own_row[repetition_slot(repetition)]
+            .get(seeds as usize)?
+            .as_ref()
+    }
+
+    /// The block cache the probes share.
+    pub(crate) fn cache(&self) -> &BlockCache {
+        &self.cache
     }
 
     /// The low and high files of layer `seeds`, if present.
@@ -238,5 +278,13 @@ impl BoundsDatabase {
             }
             seen.push((at, ply));
         }
+    }
+}
+
+/// The own-row tables' slot of a repetition rule.
+fn repetition_slot(repetition: Repetition) -> usize {
+    match repetition {
+        Repetition::First => 0,
+        Repetition::Third => 1,
     }
 }

@@ -16,9 +16,11 @@
 //! ```
 
 mod bounds;
+mod own_row;
 mod pv;
 
 pub use bounds::{Bounds, BoundsDatabase, BoundsVariation, MoveBounds};
+pub use own_row::{own_row_history, OwnRowAnswer, OwnRowLayerCheck, OwnRowMove};
 
 use crate::board::{Board, MAX_SEEDS};
 use crate::index;
@@ -40,6 +42,10 @@ pub enum ProbeError {
         /// The database folder.
         dir: PathBuf,
     },
+    /// A history that cannot come before the position under the own-row rule (another
+    /// number of seeds, a position already repeated to the end, an illegal move).
+    #[error("history: {0}")]
+    History(String),
     /// The bounds layer of the board is not built (see [`BoundsDatabase`]).
     #[error("bounds layer {seeds} ({seeds} seeds on the board) of rules '{rules}' is not built in {}", dir.display())]
     BoundsMissing {

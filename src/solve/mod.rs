@@ -51,6 +51,7 @@
 
 pub mod bounds;
 pub mod lean;
+pub mod own_row;
 mod settled;
 mod unsow;
 

@@ -39,7 +39,7 @@ pub use writer::{write_layer, WriteOptions, WrittenLayer};
 pub(crate) use writer::{write_table, write_without_entries, TableWriter};
 
 use crate::board::MAX_SEEDS;
-use crate::rules::Rules;
+use crate::rules::{Repetition, Rules};
 use std::path::{Path, PathBuf};
 
 pub use header::{FIXED_LEN as FIXED_HEADER, MAGIC, VERSION};
@@ -69,6 +69,13 @@ pub enum TableKind {
     /// `layer-NN.awhi`, beside it: `high(P)`, the most P's opponent can be held to, as
     /// above; its header histogram counts the high values.
     BoundsHigh,
+    /// `layer-NN.r2lo` (`r3lo` when the third occurrence ends the game), beside the
+    /// bounds: the low end of the own-row value of each position with an empty history
+    /// ([`crate::solve::own_row`]), an `i8` in `−n..=n`; equal to the high end where the
+    /// value is proved.
+    OwnRowLow(Repetition),
+    /// `layer-NN.r2hi` (`r3hi`), beside it: the high end.
+    OwnRowHigh(Repetition),
 }
 
 /// The stored round of a position settled in this round or any later one.
@@ -82,6 +89,10 @@ impl TableKind {
             TableKind::Distances => 2,
             TableKind::BoundsLow => 3,
             TableKind::BoundsHigh => 4,
+            TableKind::OwnRowLow(Repetition::First) => 5,
+            TableKind::OwnRowHigh(Repetition::First) => 6,
+            TableKind::OwnRowLow(Repetition::Third) => 7,
+            TableKind::OwnRowHigh(Repetition::Third) => 8,
         }
     }
     /// The file name extension.
@@ -91,15 +102,21 @@ impl TableKind {
             TableKind::Distances => "awdz",
             TableKind::BoundsLow => "awlo",
             TableKind::BoundsHigh => "awhi",
+            TableKind::OwnRowLow(Repetition::First) => "r2lo",
+            TableKind::OwnRowHigh(Repetition::First) => "r2hi",
+            TableKind::OwnRowLow(Repetition::Third) => "r3lo",
+            TableKind::OwnRowHigh(Repetition::Third) => "r3hi",
         }
     }
     /// Whether `byte` can be stored at a position of layer `seeds`. It depends only on the
     /// byte's magnitude as an `i8`: reading a block checks its largest one alone.
     pub(crate) fn holds(self, seeds: u32, byte: u8) -> bool {
         match self {
-            TableKind::Values | TableKind::BoundsLow | TableKind::BoundsHigh => {
-                (byte as i8).unsigned_abs() as u32 <= seeds
-            }
+            TableKind::Values
+            | TableKind::BoundsLow
+            | TableKind::BoundsHigh
+            | TableKind::OwnRowLow(_)
+            | TableKind::OwnRowHigh(_) => (byte as i8).unsigned_abs() as u32 <= seeds,
             TableKind::Distances => true,
         }
     }

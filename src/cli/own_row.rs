@@ -1,0 +1,279 @@
+//! The own-row values on the command line (`--cycles own-row-first` or `own-row-third`):
+//! probe and start answer by the library's proof search from the tables, with a history
+//! given as moves; stats and verify read the tables whole.
+
+use super::args::TableArgs;
+use super::layers::LayerRange;
+use super::output::{captures_column, say};
+use super::probe::{the_board, ProbeRequest};
+use super::text::{pit_name, pit_names};
+use anyhow::{anyhow, bail, Result};
+use awari::{own_row_history, Board, BoundsDatabase, OwnRowAnswer, Repetition};
+use serde_json::{json, Value};
+
+fn repetition(tables: &TableArgs) -> Repetition {
+    tables
+        .cycles
+        .repetition()
+        .expect("only the own-row kinds come here")
+}
+
+/// The moves of `--moves`: pits 1..6, separated by spaces or commas.
+fn parse_pits(text: &str) -> Result<Vec<u8>> {
+    text.split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|t| !t.is_empty())
+        .map(|t| match t.parse::<u8>() {
+            Ok(p @ 1..=6) => Ok(p - 1),
+            _ => Err(anyhow!(
+                "bad --moves: '{}' is not a pit 1..6",
+                super::output::shown(t)
+            )),
+        })
+        .collect()
+}
+
+/// `probe`: the position after `--moves` from the board, with its history.
+pub fn probe(tables: &TableArgs, request: ProbeRequest) -> Result<bool> {
+    if request.batch {
+        bail!("--batch reads the values or the bounds; probe the own-row values one position at a time");
+    }
+    if request.captured.is_some() {
+        bail!("--captured is for the values");
+    }
+    let start = the_board(request.board)?;
+    let pits = match &request.moves {
+        Some(text) => parse_pits(text)?,
+        None => Vec::new(),
+    };
+    let rules = tables.db.rules;
+    let r = repetition(tables);
+    let db = BoundsDatabase::open(&tables.db.db, rules)?;
+    let (board, history) = own_row_history(rules, r, &start, &pits)?;
+    let answer = db.own_row_answer(r, &board, &history, budget(tables)?)?;
+    if request.json {
+        say!("{}", answer_json(&db, r, &board, history.len(), &answer));
+        return Ok(true);
+    }
+    say!(
+        "board  {}   ({} seeds, rules {}, own-row: the {} repetition ends the game)",
+        board,
+        board.seeds(),
+        rules,
+        r.name()
+    );
+    say!("{}", board.picture());
+    say!(
+        "history: {} position{} since the last capture",
+        history.len(),
+        if history.len() == 1 { "" } else { "s" }
+    );
+    print_answer(&answer, tables.search_budget);
+    Ok(true)
+}
+
+/// `start`: the opening, its history empty.
+pub fn start(tables: &TableArgs, board: &Board) -> Result<bool> {
+    let rules = tables.db.rules;
+    let r = repetition(tables);
+    let db = BoundsDatabase::open(&tables.db.db, rules)?;
+    let answer = db.own_row_answer(r, board, &[], budget(tables)?)?;
+    say!(
+        "opening: {} seeds, rules {rules}, own-row: the {} repetition ends the game",
+        board.seeds(),
+        r.name()
+    );
+    print_answer(&answer, tables.search_budget);
+    Ok(true)
+}
+
+fn budget(tables: &TableArgs) -> Result<u64> {
+    if tables.search_budget == 0 {
+        bail!("--search-budget must be at least 1 node");
+    }
+    Ok(tables.search_budget)
+}
+
+/// The value (or the interval proved), every move, and the best moves.
+fn print_answer(a: &OwnRowAnswer, budget: u64) {
+    let v = a.value;
+    if v.exact() {
+        say!(
+            "value  {:+}   (exact: proved with {} search nodes)",
+            v.low,
+            v.nodes
+        );
+    } else {
+        say!(
+            "value  between {:+} and {:+}   (not proved within --search-budget {budget}; {} nodes searched)",
+            v.low,
+            v.high,
+            v.nodes
+        );
+    }
+    for m in &a.moves {
+        let what = if m.low == m.high {
+            format!("value {:+}", m.low)
+        } else {
+            format!("between {:+} and {:+}", m.low, m.high)
+        };
+        let end = if m.ends_by_repetition {
+            "  (repeats: the game ends, each side keeps its row)"
+        } else {
+            ""
+        };
+        say!(
+            "  pit {}  {}  {what}   -> {}{end}",
+            pit_name(m.pit),
+            captures_column(m.captured),
+            m.child
+        );
+    }
+    let best = best_moves(a);
+    if !best.is_empty() {
+        let proved = if v.exact() {
+            "proved"
+        } else {
+            "the largest proved low"
+        };
+        say!(
+            "best   pit {}   ({proved})",
+            pit_names(best.iter().copied(), ", pit ")
+        );
+    }
+}
+
+/// The moves proved to keep the value when it is exact, else those with the largest low.
+fn best_moves(a: &OwnRowAnswer) -> Vec<u8> {
+    if a.value.exact() {
+        return a
+            .moves
+            .iter()
+            .filter(|m| m.keeps(a.value.low))
+            .map(|m| m.pit)
+            .collect();
+    }
+    let top = a.moves.iter().map(|m| m.low).max();
+    a.moves
+        .iter()
+        .filter(|m| Some(m.low) == top)
+        .map(|m| m.pit)
+        .collect()
+}
+
+fn answer_json(
+    db: &BoundsDatabase,
+    r: Repetition,
+    board: &Board,
+    history: usize,
+    a: &OwnRowAnswer,
+) -> Value {
+    let moves: Vec<Value> = a
+        .moves
+        .iter()
+        .map(|m| {
+            json!({
+                "pit": m.pit + 1,
+                "captured": m.captured,
+                "low": m.low,
+                "high": m.high,
+                "exact": m.low == m.high,
+                "ends_by_repetition": m.ends_by_repetition,
+                "child": m.child.to_string(),
+            })
+        })
+        .collect();
+    json!({
+        "board": board.to_string(),
+        "seeds": board.seeds(),
+        "rules": db.rules().to_string(),
+        "cycles": format!("own-row-{}", r.name()),
+        "history": history,
+        "low": a.value.low,
+        "high": a.value.high,
+        "exact": a.value.exact(),
+        "nodes": a.value.nodes,
+        "moves": moves,
+        "best": best_moves(a).iter().map(|p| p + 1).collect::<Vec<_>>(),
+    })
+}
+
+/// The layers to read: those asked, or every layer built.
+fn span(db: &BoundsDatabase, r: Repetition, layers: Option<LayerRange>) -> Result<(u32, u32)> {
+    let top = db.own_row_complete_up_to(r).ok_or_else(|| {
+        anyhow!(
+            "no own-row layer ({} repetition) is built for rules '{}'",
+            r.name(),
+            db.rules()
+        )
+    })?;
+    Ok(match layers {
+        Some(range) if range.last > top => bail!(
+            "own-row layer {} is not built (layers 0..={top} are)",
+            range.last
+        ),
+        Some(range) => (range.first, range.last),
+        None => (0, top),
+    })
+}
+
+/// `stats`: per layer, positions, exact positions, bytes.
+pub fn stats(tables: &TableArgs, layers: Option<LayerRange>, json_out: bool) -> Result<bool> {
+    let r = repetition(tables);
+    let db = BoundsDatabase::open(&tables.db.db, tables.db.rules)?;
+    let (first, last) = span(&db, r, layers)?;
+    let mut rows = Vec::new();
+    for n in first..=last {
+        let Some(c) = db.check_own_row(r, n)? else {
+            continue;
+        };
+        if json_out {
+            rows.push(
+                json!({"layer": n, "positions": c.positions, "exact": c.exact, "bytes": c.bytes}),
+            );
+        } else {
+            say!(
+                "layer {n:>2}: {:>11} positions, {:>11} exact ({:.2}%), {:>11} bytes",
+                c.positions,
+                c.exact,
+                100.0 * c.exact as f64 / c.positions as f64,
+                c.bytes
+            );
+        }
+    }
+    if json_out {
+        say!("{}", Value::Array(rows));
+    }
+    Ok(true)
+}
+
+/// `verify`: every layer read whole and its local checks; `Ok(false)` on a fault.
+pub fn verify(tables: &TableArgs, layers: Option<LayerRange>, sample: Option<u64>) -> Result<bool> {
+    if sample.is_some() {
+        bail!("--sample checks the values; verify the own-row values whole");
+    }
+    let r = repetition(tables);
+    let db = BoundsDatabase::open(&tables.db.db, tables.db.rules)?;
+    let (first, last) = span(&db, r, layers)?;
+    let mut sound = true;
+    for n in first..=last {
+        let Some(c) = db.check_own_row(r, n)? else {
+            continue;
+        };
+        match &c.first_fault {
+            None => say!(
+                "layer {n:>2}: {} positions, {} exact, every check holds",
+                c.positions,
+                c.exact
+            ),
+            Some(first) => {
+                sound = false;
+                say!(
+                    "layer {n:>2}: {} positions, FAULTS: {} (first: {first})",
+                    c.positions,
+                    c.faults
+                );
+            }
+        }
+    }
+    Ok(sound)
+}

@@ -1,0 +1,374 @@
+//! The own-row rule with a game's history, probed: the value of a position after the
+//! positions since the last capture, proved by the search of [`crate::solve::own_row`] from
+//! the tables (the own-row values where they are built, else the bounds).
+
+use super::{BoundsDatabase, ProbeError};
+use crate::board::{from_bits, Board};
+use crate::rules::{Repetition, Rules, Turn};
+use crate::solve::own_row::search::{own_row_bits, InLayer, Leaves};
+use crate::solve::own_row::{self, Proof};
+
+/// A position under the own-row rule with the value proved for its mover, and every legal
+/// move with the interval proved for it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OwnRowAnswer {
+    /// What the position is proved to be worth (exact when `low == high`).
+    pub value: Proof,
+    /// Every legal move, in pit order (empty when the game is over).
+    pub moves: Vec<OwnRowMove>,
+}
+
+/// One legal move under the own-row rule, after the history.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OwnRowMove {
+    /// The mover's pit, 0..=5.
+    pub pit: u8,
+    /// Seeds it captures (a capture empties the history).
+    pub captured: u8,
+    /// The position it leaves, from the opponent's side.
+    pub child: Board,
+    /// Whether it repeats a position for the last time allowed: the game ends there, each
+    /// side keeping its own row.
+    pub ends_by_repetition: bool,
+    /// What the mover is proved to get by it, at least.
+    pub low: i8,
+    /// And at most.
+    pub high: i8,
+}
+
+impl OwnRowMove {
+    /// Whether the move is proved to keep `value` (exact): its interval is `value` alone.
+    pub fn keeps(&self, value: i8) -> bool {
+        self.low == value && self.high == value
+    }
+}
+
+/// The search's leaves read from the tables.
+struct TableLeaves<'a> {
+    db: &'a BoundsDatabase,
+    repetition: Repetition,
+}
+
+impl Leaves for TableLeaves<'_> {
+    type Error = ProbeError;
+    fn fresh(&self, bits: u128, seeds: u32) -> Result<(i8, i8), ProbeError> {
+        let board = from_bits(bits);
+        if let Some((low, high)) = self.db.own_row_layer(self.repetition, seeds) {
+            let cache = self.db.cache();
+            return Ok((
+                cache.byte(low, &board)? as i8,
+                cache.byte(high, &board)? as i8,
+            ));
+        }
+        let b = self.db.bounds(&board)?;
+        Ok((b.low, b.high))
+    }
+    fn in_layer(&self, bits: u128, seeds: u32) -> Result<InLayer, ProbeError> {
+        let board = from_bits(bits);
+        let memoryless = if self.db.layer(seeds).is_none() {
+            // Without the bounds no strategy region is known: a pair that never lets the
+            // test ignore a position of the history.
+            let n = seeds as i8;
+            (-n, n)
+        } else {
+            let b = self.db.bounds(&board)?;
+            (b.low, b.high)
+        };
+        Ok(InLayer {
+            fresh: self.fresh(bits, seeds)?,
+            memoryless,
+            fresh_from_here: false,
+        })
+    }
+}
+
+/// Checks that `history` can be the positions since the last capture before `board`:
+/// the same seeds on the board, and no position there as often as ends the game.
+fn check_history(
+    repetition: Repetition,
+    board: &Board,
+    history: &[Board],
+) -> Result<(), ProbeError> {
+    let n = board.seeds();
+    if let Some(b) = history.iter().find(|b| b.seeds() != n) {
+        return Err(ProbeError::History(format!(
+            "{} has {} seeds and the position {n}: the history holds the positions since the last capture, which all have the same seeds",
+            b,
+            b.seeds()
+        )));
+    }
+    let keys = own_row::search_history(history);
+    let mut all = keys.clone();
+    all.push((crate::board::to_bits(board), false));
+    for k in &all {
+        if all.iter().filter(|j| *j == k).count() >= usize::from(repetition.ends_at()) {
+            return Err(ProbeError::History(format!(
+                "{} occurs {} times: the game ended there by repetition",
+                from_bits(k.0),
+                repetition.ends_at()
+            )));
+        }
+    }
+    Ok(())
+}
+
+impl BoundsDatabase {
+    /// The value of `board` for its mover under the own-row rule, after `history` (the
+    /// positions since the last capture, oldest first, each seen from its own mover; the
+    /// last is the one just before `board`; empty just after a capture or at the
+    /// opening), proved within `budget` search nodes: exact, or the interval proved.
+    ///
+    /// Its leaves are the own-row values of `repetition` where they are built, else the
+    /// bounds (which hold for an empty history too), and the bounds' strategy regions.
+    ///
+    /// # Errors
+    ///
+    /// A history that cannot come before `board` ([`ProbeError::History`]), a layer the
+    /// search needs with neither table, or a file that cannot be read.
+    pub fn own_row_value(
+        &self,
+        repetition: Repetition,
+        board: &Board,
+        history: &[Board],
+        budget: u64,
+    ) -> Result<Proof, ProbeError> {
+        check_history(repetition, board, history)?;
+        let leaves = TableLeaves {
+            db: self,
+            repetition,
+        };
+        own_row::prove(self.rules(), repetition, board, history, &leaves, budget)
+    }
+
+    /// [`BoundsDatabase::own_row_value`], and every legal move's interval: a capture's
+    /// from its child's own-row value (its history is empty), a quiet move's by a search
+    /// of its child after the history and `board` (each within `budget` nodes).
+    ///
+    /// # Errors
+    ///
+    /// As [`BoundsDatabase::own_row_value`].
+    pub fn own_row_answer(
+        &self,
+        repetition: Repetition,
+        board: &Board,
+        history: &[Board],
+        budget: u64,
+    ) -> Result<OwnRowAnswer, ProbeError> {
+        let value = self.own_row_value(repetition, board, history, budget)?;
+        let Turn::Moves(list) = self.rules().turn(board) else {
+            return Ok(OwnRowAnswer {
+                value,
+                moves: Vec::new(),
+            });
+        };
+        let mut after: Vec<Board> = history.to_vec();
+        after.push(*board);
+        let mut moves = Vec::new();
+        for m in list.iter() {
+            let c = m.captured as i8;
+            let repeats = m.captured == 0 && repeats_to_the_end(repetition, &after, &m.child);
+            let (low, high) = if m.captured > 0 {
+                let p = self.own_row_value(repetition, &m.child, &[], budget)?;
+                (c - p.high, c - p.low)
+            } else if repeats {
+                let w = -own_row_bits(crate::board::to_bits(&m.child)) as i8;
+                (w, w)
+            } else {
+                let p = self.own_row_value(repetition, &m.child, &after, budget)?;
+                (-p.high, -p.low)
+            };
+            moves.push(OwnRowMove {
+                pit: m.pit,
+                captured: m.captured,
+                child: m.child,
+                ends_by_repetition: repeats,
+                low,
+                high,
+            });
+        }
+        Ok(OwnRowAnswer { value, moves })
+    }
+}
+
+/// Whether `child`, played after `path` (oldest first, the last being its parent), is a
+/// position's `ends_at`-th occurrence.
+fn repeats_to_the_end(repetition: Repetition, path: &[Board], child: &Board) -> bool {
+    // The child's side moves at the positions an even number of moves before it.
+    let seen = path
+        .iter()
+        .rev()
+        .skip(1)
+        .step_by(2)
+        .filter(|b| *b == child)
+        .count();
+    seen + 1 >= usize::from(repetition.ends_at())
+}
+
+/// The position after playing `pits` (each 0..=5, from the side to move's left) from
+/// `start`, and its history under the own-row rule: the positions since the last capture,
+/// oldest first, each from its own mover (see [`BoundsDatabase::own_row_value`]).
+///
+/// # Errors
+///
+/// [`ProbeError::History`] for an illegal move, or a move after the game ended (by the
+/// rules, or by a repetition under `repetition`).
+pub fn own_row_history(
+    rules: Rules,
+    repetition: Repetition,
+    start: &Board,
+    pits: &[u8],
+) -> Result<(Board, Vec<Board>), ProbeError> {
+    let mut at = *start;
+    let mut history: Vec<Board> = Vec::new();
+    for (ply, &pit) in pits.iter().enumerate() {
+        let moves = rules.legal_moves(&at);
+        if moves.is_empty() {
+            return Err(ProbeError::History(format!(
+                "move {}: the game is over",
+                ply + 1
+            )));
+        }
+        let Some(m) = moves.iter().find(|m| m.pit == pit) else {
+            return Err(ProbeError::History(format!(
+                "move {}: pit {} is not a legal move",
+                ply + 1,
+                pit + 1
+            )));
+        };
+        history.push(at);
+        if m.captured > 0 {
+            history.clear();
+        } else if repeats_to_the_end(repetition, &history, &m.child) && ply + 1 < pits.len() {
+            return Err(ProbeError::History(format!(
+                "move {}: the game ended there by repetition",
+                ply + 1
+            )));
+        }
+        at = m.child;
+    }
+    Ok((at, history))
+}
+
+/// One layer of own-row values, read whole and checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OwnRowLayerCheck {
+    /// The layer.
+    pub seeds: u32,
+    /// Its positions.
+    pub positions: u64,
+    /// Positions whose value is exact (low = high).
+    pub exact: u64,
+    /// Bytes of its two files.
+    pub bytes: u64,
+    /// Positions that fail a check (see [`BoundsDatabase::check_own_row`]).
+    pub faults: u64,
+    /// The first of them, and why.
+    pub first_fault: Option<String>,
+}
+
+impl BoundsDatabase {
+    /// Reads layer `seeds` of the own-row values whole (every block's checksum) and checks
+    /// what holds whatever the history: `low ≤ high`, both within the bounds (when the
+    /// bounds layer is there), a finished game's value, a position whose every move
+    /// captures (its pair is the best over its captures of the children's pairs), and that
+    /// no capture proves more than the high end. The lower layers are read as needed.
+    /// `None` when the layer is not built.
+    ///
+    /// # Errors
+    ///
+    /// A file that cannot be read or is damaged, or a lower layer missing.
+    pub fn check_own_row(
+        &self,
+        repetition: Repetition,
+        seeds: u32,
+    ) -> Result<Option<OwnRowLayerCheck>, ProbeError> {
+        let Some((low_file, high_file)) = self.own_row_layer(repetition, seeds) else {
+            return Ok(None);
+        };
+        let low = low_file.read_all()?;
+        let high = high_file.read_all()?;
+        let bounds = match self.layer(seeds) {
+            Some((l, h)) => Some((l.read_all()?, h.read_all()?)),
+            None => None,
+        };
+        let leaves = TableLeaves {
+            db: self,
+            repetition,
+        };
+        let mut check = OwnRowLayerCheck {
+            seeds,
+            positions: low.len() as u64,
+            exact: low.iter().zip(&high).filter(|(l, h)| l == h).count() as u64,
+            bytes: low_file.bytes() + high_file.bytes(),
+            faults: 0,
+            first_fault: None,
+        };
+        for (i, board) in crate::index::walk(seeds, 0, low.len() as u64) {
+            let i = i as usize;
+            let (l, h) = (low[i], high[i]);
+            let fault = local_fault(
+                self.rules(),
+                &board,
+                (l, h),
+                &leaves,
+                bounds.as_ref().map(|(bl, bh)| (bl[i], bh[i])),
+            )?;
+            if let Some(why) = fault {
+                check.faults += 1;
+                check.first_fault.get_or_insert(format!("{board}: {why}"));
+            }
+        }
+        Ok(Some(check))
+    }
+}
+
+/// What is wrong with one position's pair `(l, h)`, by the checks of
+/// [`BoundsDatabase::check_own_row`].
+fn local_fault(
+    rules: Rules,
+    board: &Board,
+    (l, h): (i8, i8),
+    leaves: &TableLeaves<'_>,
+    bounds: Option<(i8, i8)>,
+) -> Result<Option<String>, ProbeError> {
+    if l > h {
+        return Ok(Some(format!("low {l} above high {h}")));
+    }
+    if let Some((bl, bh)) = bounds {
+        if l < bl || h > bh {
+            return Ok(Some(format!("[{l}, {h}] outside the bounds [{bl}, {bh}]")));
+        }
+    }
+    let list = match rules.turn(board) {
+        Turn::GameOver { value } => {
+            return Ok((l != value || h != value)
+                .then(|| format!("[{l}, {h}] for a finished game worth {value}")));
+        }
+        Turn::Moves(list) => list,
+    };
+    let mut best = (i8::MIN, i8::MIN);
+    let mut quiet = false;
+    for m in list.iter() {
+        if m.captured == 0 {
+            quiet = true;
+            continue;
+        }
+        let n = board.seeds() - u32::from(m.captured);
+        let (cl, ch) = leaves.fresh(crate::board::to_bits(&m.child), n)?;
+        let c = m.captured as i8;
+        if c - ch > h {
+            return Ok(Some(format!(
+                "pit {} captures a sure {}, above high {h}",
+                m.pit + 1,
+                c - ch
+            )));
+        }
+        best = (best.0.max(c - ch), best.1.max(c - cl));
+    }
+    Ok((!quiet && best != (l, h)).then(|| {
+        format!(
+            "[{l}, {h}] where its captures give [{}, {}]",
+            best.0, best.1
+        )
+    }))
+}

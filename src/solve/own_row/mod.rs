@@ -1,0 +1,334 @@
+//! Exact values under the own-row rule, for every position with an empty history.
+//!
+//! # The rule and the value
+//!
+//! A capture-free game ends at the position (board and side to move) that occurs for the
+//! `ends_at`-th time since the last capture (2: the first repetition, as OpenSpiel's
+//! `oware`, Mancala World and the Catalan rules have it; 3: the third occurrence, as the
+//! online Abapa page), and each side then keeps the seeds on its own row. The value of a
+//! position thus depends on the positions since the last capture; the table built here
+//! holds it for the positions that have none before them: the position just after a
+//! capture, or the opening (its *fresh* value).
+//!
+//! # How a layer is solved
+//!
+//! 1. The bounds solver ([`crate::solve::bounds`]) on the layer, its captures valued by the
+//!    fresh intervals of the layers below (exact where they are): an interval for every
+//!    position, exact for most.
+//! 2. The layer's strongly connected components of capture-free moves
+//!    (`components.rs`), taken so that every component comes after those its moves lead to.
+//!    A position in no cycle is worth the best of its moves, all of whose children are
+//!    known by then. In a component with a cycle, each position still open is the root of
+//!    a proof search (`search.rs`) with the game's own history, whose leaves are the
+//!    captures, the moves out of the component (worth their fresh value: nothing seen can
+//!    come back), the repetitions, and the widened intervals of the positions inside.
+//!    Roots proved make the leaves of the others narrower, so a component is searched again
+//!    while that narrows something.
+//!
+//! A search that runs out of its budget keeps the interval it proved: the table is then a
+//! pair `low ≤ high` per position, exact where they meet, always within the bounds.
+
+mod components;
+pub(crate) mod search;
+
+use crate::board::to_bits;
+use crate::index;
+pub use crate::rules::Repetition;
+use crate::rules::Rules;
+use crate::solve::bounds::{solve_layer_bounds, BoundsLayer};
+use rayon::prelude::*;
+use std::convert::Infallible;
+
+/// What solving one layer took and gave.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OwnRowCounts {
+    /// Positions of the layer.
+    pub positions: u64,
+    /// Exact after the bounds solver over the lower layers' fresh values.
+    pub exact_by_bounds: u64,
+    /// Exact at the end.
+    pub exact: u64,
+    /// Positions in a component with a cycle.
+    pub in_cycles: u64,
+    /// The largest component's positions.
+    pub largest_component: u64,
+    /// Roots searched (a root searched again counts again).
+    pub searches: u64,
+    /// Nodes the searches visited.
+    pub nodes: u64,
+}
+
+/// The search's leaves while a layer is solved: the layers below and this layer's
+/// intervals so far, in memory, and the components.
+struct LayerLeaves<'a> {
+    n: u32,
+    lower: &'a [BoundsLayer],
+    current: &'a BoundsLayer,
+    memoryless: &'a BoundsLayer,
+    component: &'a [u32],
+    root_component: u32,
+}
+
+impl search::Leaves for LayerLeaves<'_> {
+    type Error = Infallible;
+    fn fresh(&self, bits: u128, seeds: u32) -> Result<(i8, i8), Infallible> {
+        let i = index::rank_bits(bits) as usize;
+        let layer = if seeds == self.n {
+            self.current
+        } else {
+            &self.lower[seeds as usize]
+        };
+        Ok((layer.low[i], layer.high[i]))
+    }
+    fn in_layer(&self, bits: u128, _seeds: u32) -> Result<search::InLayer, Infallible> {
+        let i = index::rank_bits(bits) as usize;
+        Ok(search::InLayer {
+            fresh: (self.current.low[i], self.current.high[i]),
+            memoryless: (self.memoryless.low[i], self.memoryless.high[i]),
+            fresh_from_here: self.component[i] != self.root_component,
+        })
+    }
+}
+
+/// The best over the moves of position `v` (in no cycle), from its children's intervals.
+fn best_of_moves(
+    rules: Rules,
+    n: u32,
+    v: u32,
+    lower: &[BoundsLayer],
+    current: &BoundsLayer,
+) -> (i8, i8) {
+    let bits = to_bits(&index::unrank(n, u64::from(v)));
+    let turn = rules.packed_turn(bits);
+    if let Some(value) = turn.over {
+        return (value, value);
+    }
+    let mut best = (i8::MIN, i8::MIN);
+    for pit in 0..6 {
+        if turn.legal & (1 << pit) == 0 {
+            continue;
+        }
+        let c = turn.captured[pit] as i8;
+        let child = turn.children[pit];
+        let layer = if c > 0 {
+            &lower[(n - c as u32) as usize]
+        } else {
+            current
+        };
+        let i = index::rank_bits(child) as usize;
+        best.0 = best.0.max(c - layer.high[i]);
+        best.1 = best.1.max(c - layer.low[i]);
+    }
+    best
+}
+
+/// The fresh interval of every position of layer `n`, given those of layers `0..n`
+/// (`lower`), each root searched within `budget` nodes.
+///
+/// # Panics
+///
+/// If `lower` is short, or `n` is above the bounds solver's limit.
+pub fn solve_layer(
+    rules: Rules,
+    n: u32,
+    repetition: Repetition,
+    lower: &[BoundsLayer],
+    budget: u64,
+) -> (BoundsLayer, OwnRowCounts) {
+    let memoryless = solve_layer_bounds(rules, n, lower);
+    let mut current = memoryless.clone();
+    let mut counts = OwnRowCounts {
+        positions: index::size(n),
+        exact_by_bounds: current.exact(),
+        ..OwnRowCounts::default()
+    };
+    if counts.exact_by_bounds == counts.positions {
+        counts.exact = counts.positions;
+        return (current, counts);
+    }
+    let comps = components::components(rules, n);
+    for c in 0..comps.len() {
+        let members = comps.of_component(c);
+        if !comps.cyclic[c] {
+            let v = members[0];
+            let i = v as usize;
+            if current.low[i] < current.high[i] {
+                let (l, h) = best_of_moves(rules, n, v, lower, &current);
+                current.low[i] = current.low[i].max(l);
+                current.high[i] = current.high[i].min(h);
+            }
+            continue;
+        }
+        counts.in_cycles += members.len() as u64;
+        counts.largest_component = counts.largest_component.max(members.len() as u64);
+        loop {
+            let open: Vec<u32> = members
+                .iter()
+                .copied()
+                .filter(|&v| current.low[v as usize] < current.high[v as usize])
+                .collect();
+            if open.is_empty() {
+                break;
+            }
+            let leaves = LayerLeaves {
+                n,
+                lower,
+                current: &current,
+                memoryless: &memoryless,
+                component: &comps.of,
+                root_component: c as u32,
+            };
+            let proved: Vec<(u32, search::Narrowed)> = open
+                .par_iter()
+                .map(|&v| {
+                    let bits = to_bits(&index::unrank(n, u64::from(v)));
+                    let Ok(r) =
+                        search::narrow(rules, repetition.ends_at(), bits, &[], &leaves, budget);
+                    (v, r)
+                })
+                .collect();
+            let mut narrowed = false;
+            for (v, r) in proved {
+                counts.searches += 1;
+                counts.nodes += r.nodes;
+                let i = v as usize;
+                let (l, h) = (r.low as i8, r.high as i8);
+                if l > current.low[i] || h < current.high[i] {
+                    narrowed = true;
+                    current.low[i] = current.low[i].max(l);
+                    current.high[i] = current.high[i].min(h);
+                }
+            }
+            if !narrowed {
+                break;
+            }
+        }
+    }
+    counts.exact = current.exact();
+    (current, counts)
+}
+
+/// Solves layers `0..=max_seeds` in memory. For tests and small games.
+pub fn solve_all(
+    rules: Rules,
+    max_seeds: u32,
+    repetition: Repetition,
+    budget: u64,
+) -> Vec<(BoundsLayer, OwnRowCounts)> {
+    let mut layers: Vec<BoundsLayer> = Vec::new();
+    let mut out = Vec::new();
+    for n in 0..=max_seeds {
+        let (layer, counts) = solve_layer(rules, n, repetition, &layers, budget);
+        layers.push(layer.clone());
+        out.push((layer, counts));
+    }
+    out
+}
+
+/// What a search proved of a position with its history: an interval, exact when its ends
+/// meet, and the nodes it took.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Proof {
+    /// What the side to move is proved to get at least.
+    pub low: i8,
+    /// What it is proved to get at most.
+    pub high: i8,
+    /// Nodes searched.
+    pub nodes: u64,
+}
+
+impl Proof {
+    /// Whether the value is proved exactly.
+    pub fn exact(&self) -> bool {
+        self.low == self.high
+    }
+}
+
+/// The history of a search: `history` holds the positions since the last capture, oldest
+/// first, each seen from its own mover; the last is the one before `board`.
+pub(crate) fn search_history(history: &[crate::board::Board]) -> Vec<(u128, bool)> {
+    let len = history.len();
+    history
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (to_bits(b), (len - i) % 2 == 1))
+        .collect()
+}
+
+/// The search over any leaves: `board` after `history` (see [`search_history`]).
+pub(crate) fn prove<L: search::Leaves>(
+    rules: Rules,
+    repetition: Repetition,
+    board: &crate::board::Board,
+    history: &[crate::board::Board],
+    leaves: &L,
+    budget: u64,
+) -> Result<Proof, L::Error> {
+    let r = search::narrow(
+        rules,
+        repetition.ends_at(),
+        to_bits(board),
+        &search_history(history),
+        leaves,
+        budget,
+    )?;
+    Ok(Proof {
+        low: r.low as i8,
+        high: r.high as i8,
+        nodes: r.nodes,
+    })
+}
+
+/// Fresh intervals of whole layers in memory, for [`prove_in_memory`].
+struct InMemory<'a> {
+    layers: &'a [BoundsLayer],
+    memoryless: &'a BoundsLayer,
+}
+
+impl search::Leaves for InMemory<'_> {
+    type Error = Infallible;
+    fn fresh(&self, bits: u128, seeds: u32) -> Result<(i8, i8), Infallible> {
+        let layer = &self.layers[seeds as usize];
+        let i = index::rank_bits(bits) as usize;
+        Ok((layer.low[i], layer.high[i]))
+    }
+    fn in_layer(&self, bits: u128, seeds: u32) -> Result<search::InLayer, Infallible> {
+        let layer = &self.layers[seeds as usize];
+        let i = index::rank_bits(bits) as usize;
+        Ok(search::InLayer {
+            fresh: (layer.low[i], layer.high[i]),
+            memoryless: (self.memoryless.low[i], self.memoryless.high[i]),
+            fresh_from_here: false,
+        })
+    }
+}
+
+/// The value of `board` after `history` (the positions since the last capture, oldest
+/// first, each seen from its own mover; the last is the one before `board`), from fresh
+/// intervals in memory (`layers[n]` for layer `n`, as [`solve_all`] gives them) and the
+/// memoryless bounds of the board's layer (`memoryless`: those of
+/// [`crate::solve::bounds`], over any exits that hold), within `budget` nodes. For tests
+/// and small games; a program probes the tables instead.
+///
+/// # Panics
+///
+/// If `layers` lacks the board's layer or one below.
+pub fn prove_in_memory(
+    rules: Rules,
+    repetition: Repetition,
+    layers: &[BoundsLayer],
+    memoryless: &BoundsLayer,
+    board: &crate::board::Board,
+    history: &[crate::board::Board],
+    budget: u64,
+) -> Proof {
+    let Ok(p) = prove(
+        rules,
+        repetition,
+        board,
+        history,
+        &InMemory { layers, memoryless },
+        budget,
+    );
+    p
+}

@@ -1,0 +1,427 @@
+//! The proof search of the own-row rule: does the side to move, with this history, score at
+//! least `d`? Three answers (yes, no, not proved within the budget), by a depth-first
+//! search over capture-free continuations, iteratively deepened.
+//!
+//! # What a leaf may use
+//!
+//! The game is played on positions (a board and the side to move); a repetition ends it at
+//! the position that occurs for the `ends_at`-th time since the last capture, each side
+//! keeping its own row. A capture empties the history, so a capture's child is worth its
+//! *fresh* value, the value of the game from it with nothing before it, which the caller's
+//! [`Leaves`] bound (the tables of the layers below, exact or narrowed).
+//!
+//! A fresh interval is not, in general, valid at a position reached with a history: the
+//! game from there can end sooner, at the next visit of a position already seen. But it
+//! ends no later, and until it ends early the two games are the same game. So whatever
+//! interval `[a, b]` holds for the fresh game from `X`, the game from `X` with history `H`
+//! scores within `[min(a, m), max(b, M)]`, where `m` and `M` are the least and largest
+//! own-row differences (seen from X's mover) of the positions of `H` whose count differs
+//! from what the fresh game gives them: every position of `H` before `X`'s own entry on the
+//! path. (The side that follows its fresh strategy gets its fresh guarantee, unless the game
+//! stops early at one of those positions, where it gets that position's own-row
+//! difference.) This *widened* interval is what the search takes from [`Leaves::fresh`] at
+//! every position it reaches, the root included.
+//!
+//! A position from which none of the history can come back (outside the root's strongly
+//! connected component of capture-free moves, [`Leaves::fresh_from_here`]) is valued fresh:
+//! its history can never matter again.
+
+use crate::board::ROW_MASK;
+use crate::rules::Rules;
+
+/// The answer of one threshold search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Tri {
+    Yes,
+    No,
+    Unknown,
+}
+
+impl Tri {
+    fn from(b: bool) -> Tri {
+        if b {
+            Tri::Yes
+        } else {
+            Tri::No
+        }
+    }
+}
+
+/// What the search knows of a position of the root's layer, from one lookup.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct InLayer {
+    /// An interval that holds for the game from it with nothing before it.
+    pub(crate) fresh: (i8, i8),
+    /// Its memoryless bounds `(low, high)`: the values of the co-Büchi games of
+    /// [`crate::solve::bounds`], over exits that hold for fresh children. Their winning
+    /// regions are what [`Search`] uses to ignore a position of the history that a
+    /// player's memoryless strategy never lets the game reach.
+    pub(crate) memoryless: (i8, i8),
+    /// Whether no position the search has seen can occur again once the game is there (it
+    /// lies outside the root's strongly connected component of capture-free moves), so
+    /// that it is worth its fresh value.
+    pub(crate) fresh_from_here: bool,
+}
+
+/// What the search knows without searching.
+pub(crate) trait Leaves {
+    /// Why a lookup failed (a table that cannot be read).
+    type Error;
+    /// An interval `(low, high)` that holds for the game from `bits` (packed, seen from its
+    /// mover, `seeds` seeds on the board) with nothing before it: a capture's child.
+    fn fresh(&self, bits: u128, seeds: u32) -> Result<(i8, i8), Self::Error>;
+    /// What is known of `bits`, a position of the root's layer (`seeds` seeds).
+    fn in_layer(&self, bits: u128, seeds: u32) -> Result<InLayer, Self::Error>;
+}
+
+/// The own-row difference of a packed position for its mover.
+#[inline]
+pub(crate) fn own_row_bits(bits: u128) -> i32 {
+    let row = |r: u128| (0..6).map(|p| ((r >> (8 * p)) & 0xFF) as i32).sum::<i32>();
+    row(bits & ROW_MASK) - row((bits >> 48) & ROW_MASK)
+}
+
+/// The side bit of a path key: positions are the board and the side to move.
+const SIDE: u128 = 1 << 127;
+
+/// A position on the path, with what the memoryless test needs of it.
+#[derive(Clone, Copy)]
+struct Entry {
+    key: u128,
+    side: bool,
+    /// Its own-row difference, for its own mover.
+    own_row: i32,
+    /// Its memoryless bounds, for its own mover.
+    low: i32,
+    high: i32,
+}
+
+/// A child to search: its widened interval for its own mover, the child, its memoryless
+/// pair.
+type Open = ((i32, i32), u128, (i8, i8));
+
+/// No extreme yet.
+const NONE: (i32, i32) = (i32::MAX, i32::MIN);
+
+/// A search, with its path (the history, then the positions it is exploring).
+pub(crate) struct Search<'a, L: Leaves> {
+    rules: Rules,
+    ends_at: u8,
+    seeds: u32,
+    leaves: &'a L,
+    /// The least and largest own-row difference, seen from the side of parity 0, of the
+    /// path's positions before each entry: `before[i]` covers `path[..i]`.
+    before: Vec<(i32, i32)>,
+    /// The path's positions, entry by entry.
+    entries: Vec<Entry>,
+    /// Nodes visited so far, over every threshold and depth.
+    pub(crate) nodes: u64,
+    budget: u64,
+    out_of_budget: bool,
+    cut_by_depth: bool,
+}
+
+impl<'a, L: Leaves> Search<'a, L> {
+    /// A search in layer `seeds` whose game ends at the `ends_at`-th occurrence of a
+    /// position, allowed `budget` nodes in all; [`Search::with_history`] adds the positions
+    /// since the last capture (each with its side: `false` for the root's).
+    pub(crate) fn new(rules: Rules, ends_at: u8, seeds: u32, leaves: &'a L, budget: u64) -> Self {
+        Search {
+            rules,
+            ends_at,
+            seeds,
+            leaves,
+            before: vec![NONE],
+            entries: Vec::new(),
+            nodes: 0,
+            budget,
+            out_of_budget: false,
+            cut_by_depth: false,
+        }
+    }
+
+    /// The search after `history` (positions of the root's layer, oldest first, each
+    /// with its side).
+    pub(crate) fn with_history(mut self, history: &[(u128, bool)]) -> Result<Self, L::Error> {
+        for &(bits, side) in history {
+            let known = self.leaves.in_layer(bits, self.seeds)?;
+            self.push(bits, side, known.memoryless);
+        }
+        Ok(self)
+    }
+
+    fn key(bits: u128, side: bool) -> u128 {
+        if side {
+            bits | SIDE
+        } else {
+            bits
+        }
+    }
+
+    fn push(&mut self, bits: u128, side: bool, (low, high): (i8, i8)) {
+        let key = Self::key(bits, side);
+        let own_row = own_row_bits(bits);
+        let w = if side { -own_row } else { own_row };
+        let (lo, hi) = *self.before.last().expect("never empty");
+        self.entries.push(Entry {
+            key,
+            side,
+            own_row,
+            low: i32::from(low),
+            high: i32::from(high),
+        });
+        self.before.push((lo.min(w), hi.max(w)));
+    }
+
+    fn pop(&mut self) {
+        self.entries.pop();
+        self.before.pop();
+    }
+
+    /// How often the position is on the path. (A scan: the path is short next to what a
+    /// hash of every position entered costs, measured at 26% of a search's time.)
+    fn count(&self, bits: u128, side: bool) -> u8 {
+        self.count_key(Self::key(bits, side))
+    }
+
+    fn count_key(&self, key: u128) -> u8 {
+        self.entries.iter().filter(|q| q.key == key).count() as u8
+    }
+
+    /// The widened interval of a position about to be entered (not yet on the path), for
+    /// its mover: its fresh interval, widened by every position on the path.
+    fn widened(&self, fresh: (i8, i8), side: bool) -> (i32, i32) {
+        let (m, big_m) = *self.before.last().expect("never empty");
+        let (lo, hi) = (i32::from(fresh.0), i32::from(fresh.1));
+        if m > big_m {
+            return (lo, hi);
+        }
+        let (m, big_m) = if side { (-big_m, -m) } else { (m, big_m) };
+        (lo.min(m), hi.max(big_m))
+    }
+
+    /// Whether the mover of `bits` (side `side`, about to be entered, not yet on the path)
+    /// scores at least `e`, as far as the leaves say without a search.
+    ///
+    /// Two tests. The widened fresh interval (the module's comment). And the memoryless
+    /// one: if `low(Y) ≥ e` in the bounds' co-Büchi game, Y's mover has a memoryless
+    /// strategy σ that wins `≥ e` from Y, and every play consistent with σ stays in σ's
+    /// winning region `W` (positions of Y's side with `low ≥ e`, of the other side with
+    /// `high ≤ −e`). A play that repeats a position first seen after Y closes a cycle
+    /// consistent with σ, which σ wins, so that position's own-row difference is `≥ e`
+    /// (the bounds' own argument). A position of the path ends the game early only at its
+    /// `ends_at`-th occurrence, that is if it is on the path `ends_at − 1` times, and
+    /// σ's play can reach it only if it lies in `W`. So Y's mover gets `≥ e` unless such a
+    /// position, in `W`, has an own-row difference below `e` for Y's mover. The test of
+    /// `< e` is the same for the other player.
+    fn leaf(&self, bits: u128, side: bool, known: &InLayer, e: i32) -> Tri {
+        let (lo, hi) = self.widened(known.fresh, side);
+        if lo >= e {
+            return Tri::Yes;
+        }
+        if hi < e {
+            return Tri::No;
+        }
+        let (low, high) = (i32::from(known.memoryless.0), i32::from(known.memoryless.1));
+        if low >= e && self.no_danger(bits, side, e, true) {
+            return Tri::Yes;
+        }
+        if high < e && self.no_danger(bits, side, e, false) {
+            return Tri::No;
+        }
+        Tri::Unknown
+    }
+
+    /// Whether no position of the path can end the game early against the memoryless
+    /// strategy of Y's mover (`for_mover`: winning `≥ e`) or of its opponent (holding Y's
+    /// mover below `e`); see [`Search::leaf`].
+    fn no_danger(&self, bits: u128, side: bool, e: i32, for_mover: bool) -> bool {
+        let own = Self::key(bits, side);
+        let last = self.ends_at - 1;
+        self.entries.iter().all(|q| {
+            if q.key == own || (self.ends_at > 2 && self.count_key(q.key) != last) {
+                return true;
+            }
+            let same = q.side == side;
+            // Q's own-row difference for Y's mover.
+            let w = if same { q.own_row } else { -q.own_row };
+            if for_mover {
+                let in_region = if same { q.low >= e } else { q.high <= -e };
+                w >= e || !in_region
+            } else {
+                let in_region = if same { q.high < e } else { q.low >= 1 - e };
+                w < e || !in_region
+            }
+        })
+    }
+
+    /// The widened interval of the root `bits` (side `false`) after the history.
+    pub(crate) fn root_interval(&self, bits: u128) -> Result<(i32, i32), L::Error> {
+        let known = self.leaves.in_layer(bits, self.seeds)?;
+        Ok(self.widened(known.fresh, false))
+    }
+
+    /// Whether the root's mover scores at least `d`; iteratively deepened until a depth
+    /// is not what stopped it, or the budget is spent.
+    pub(crate) fn at_least(&mut self, root: u128, d: i32) -> Result<Tri, L::Error> {
+        let known = self.leaves.in_layer(root, self.seeds)?;
+        let leaf = self.leaf(root, false, &known, d);
+        if leaf != Tri::Unknown || self.rules.packed_turn(root).over.is_some() {
+            return Ok(leaf);
+        }
+        let mut depth = 8u32;
+        loop {
+            self.cut_by_depth = false;
+            let r = self.node(root, false, known.memoryless, d, depth)?;
+            if r != Tri::Unknown || !self.cut_by_depth || self.out_of_budget {
+                return Ok(r);
+            }
+            depth = depth.saturating_mul(2);
+        }
+    }
+
+    /// Whether the budget ran out.
+    pub(crate) fn exhausted(&self) -> bool {
+        self.out_of_budget
+    }
+
+    /// The threshold test at a position whose widened interval did not decide it (the
+    /// caller checked), entered on the path for the time it is explored.
+    fn node(
+        &mut self,
+        bits: u128,
+        side: bool,
+        memoryless: (i8, i8),
+        d: i32,
+        depth: u32,
+    ) -> Result<Tri, L::Error> {
+        self.nodes += 1;
+        if self.nodes > self.budget {
+            self.out_of_budget = true;
+            return Ok(Tri::Unknown);
+        }
+        let turn = self.rules.packed_turn(bits);
+        if let Some(v) = turn.over {
+            return Ok(Tri::from(i32::from(v) >= d));
+        }
+        if depth == 0 {
+            self.cut_by_depth = true;
+            return Ok(Tri::Unknown);
+        }
+        self.push(bits, side, memoryless);
+        let r = self.moves(&turn, side, d, depth);
+        self.pop();
+        r
+    }
+
+    /// The moves of the node on top of the path: the leaves first (any of them may prove
+    /// the node at once), then the searched children, most promising first.
+    fn moves(
+        &mut self,
+        turn: &crate::rules::PackedTurn,
+        side: bool,
+        d: i32,
+        depth: u32,
+    ) -> Result<Tri, L::Error> {
+        let mut unknown = false;
+        let mut open: Vec<Open> = Vec::with_capacity(6);
+        for pit in 0..6 {
+            if turn.legal & (1 << pit) == 0 {
+                continue;
+            }
+            let child = turn.children[pit];
+            let c = i32::from(turn.captured[pit]);
+            // The mover's interval by this move, if it is a leaf.
+            let leaf = if c > 0 {
+                let (l, h) = self.leaves.fresh(child, self.seeds - c as u32)?;
+                Some((c - i32::from(h), c - i32::from(l)))
+            } else if self.count(child, !side) + 1 >= self.ends_at {
+                // The repetition ends the game: each side keeps its own row.
+                let w = -own_row_bits(child);
+                Some((w, w))
+            } else {
+                let known = self.leaves.in_layer(child, self.seeds)?;
+                if known.fresh_from_here {
+                    let (l, h) = known.fresh;
+                    Some((-i32::from(h), -i32::from(l)))
+                } else {
+                    match self.leaf(child, !side, &known, 1 - d) {
+                        Tri::No => return Ok(Tri::Yes),
+                        Tri::Yes => {}
+                        Tri::Unknown => {
+                            open.push((self.widened(known.fresh, !side), child, known.memoryless))
+                        }
+                    }
+                    None
+                }
+            };
+            if let Some((a, b)) = leaf {
+                if a >= d {
+                    return Ok(Tri::Yes);
+                }
+                if b >= d {
+                    unknown = true;
+                }
+            }
+        }
+        // Most promising for the mover first: the child whose own interval is lowest.
+        open.sort_by_key(|&((l, h), _, _)| l + h);
+        for (_, child, memoryless) in open {
+            match self.node(child, !side, memoryless, 1 - d, depth - 1)? {
+                Tri::No => return Ok(Tri::Yes),
+                Tri::Yes => {}
+                Tri::Unknown => unknown = true,
+            }
+            if self.out_of_budget {
+                return Ok(Tri::Unknown);
+            }
+        }
+        Ok(if unknown { Tri::Unknown } else { Tri::No })
+    }
+}
+
+/// What a search proved of its root: an interval, exact when its ends meet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Narrowed {
+    pub(crate) low: i32,
+    pub(crate) high: i32,
+    pub(crate) nodes: u64,
+}
+
+/// Narrows the root's widened interval by threshold searches (the middle first, then the
+/// ends), within `budget` nodes in all.
+pub(crate) fn narrow<L: Leaves>(
+    rules: Rules,
+    ends_at: u8,
+    root: u128,
+    history: &[(u128, bool)],
+    leaves: &L,
+    budget: u64,
+) -> Result<Narrowed, L::Error> {
+    let seeds = crate::board::seeds_in(root);
+    let mut search = Search::new(rules, ends_at, seeds, leaves, budget).with_history(history)?;
+    let (mut low, mut high) = if let Some(v) = rules.packed_turn(root).over {
+        (i32::from(v), i32::from(v))
+    } else {
+        search.root_interval(root)?
+    };
+    // Thresholds that could not be decided: not tried again.
+    let mut undecided: Vec<i32> = Vec::new();
+    while low < high && !search.exhausted() {
+        let mid = low + (high - low + 1) / 2;
+        let d = [mid, low + 1, high]
+            .into_iter()
+            .find(|d| !undecided.contains(d));
+        let Some(d) = d else { break };
+        match search.at_least(root, d)? {
+            Tri::Yes => low = d,
+            Tri::No => high = d - 1,
+            Tri::Unknown => undecided.push(d),
+        }
+    }
+    Ok(Narrowed {
+        low,
+        high,
+        nodes: search.nodes,
+    })
+}

@@ -1,0 +1,457 @@
+//! The own-row rule's exact values (`awari::solve::own_row`) against a brute-force search of
+//! the real game written here from the rule alone: a capture-free game ends at the position
+//! (board and side to move) that occurs for the 2nd (first repetition) or 3rd time since the
+//! last capture, each side keeping the seeds on its own row; a capture empties the history.
+//! The brute force tries every continuation (plain negamax with alpha-beta over the game
+//! tree, which is finite since every capture-free line ends by repetition), sharing nothing
+//! with the solver but `Rules::turn` and `Board`.
+
+use awari::index;
+use awari::solve::bounds::{solve_all_bounds, BoundsLayer};
+use awari::solve::own_row::{prove_in_memory, solve_all, Repetition};
+use awari::{Board, Rules, Turn};
+use std::collections::HashMap;
+
+mod common;
+use common::boards_of_layer;
+
+fn own_row(pits: &[u8; 12]) -> i32 {
+    pits[..6].iter().map(|&p| i32::from(p)).sum::<i32>()
+        - pits[6..].iter().map(|&p| i32::from(p)).sum::<i32>()
+}
+
+/// The real game, searched exhaustively.
+struct BruteForce {
+    rules: Rules,
+    ends_at: usize,
+    /// Values of positions with nothing before them.
+    fresh: HashMap<[u8; 12], i32>,
+}
+
+impl BruteForce {
+    fn new(rules: Rules, repetition: Repetition) -> Self {
+        BruteForce {
+            rules,
+            ends_at: usize::from(repetition.ends_at()),
+            fresh: HashMap::new(),
+        }
+    }
+
+    /// The value of `board` after `history` (positions since the last capture, oldest
+    /// first, each from its own mover).
+    fn value_after(&mut self, board: [u8; 12], history: &[[u8; 12]]) -> i32 {
+        let len = history.len();
+        // A position is its board and who moves: the parity of its distance to `board`.
+        let mut path: Vec<([u8; 12], bool)> = history
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (*b, (len - i) % 2 == 1))
+            .collect();
+        let n = board.iter().map(|&p| i32::from(p)).sum::<i32>();
+        self.search(board, false, &mut path, -n - 1, n + 1)
+    }
+
+    fn value(&mut self, board: [u8; 12]) -> i32 {
+        if let Some(&v) = self.fresh.get(&board) {
+            return v;
+        }
+        let v = self.value_after(board, &[]);
+        self.fresh.insert(board, v);
+        v
+    }
+
+    /// Negamax with alpha-beta (fail-hard) over every continuation; `path` holds the
+    /// positions before `board` since the last capture.
+    fn search(
+        &mut self,
+        board: [u8; 12],
+        side: bool,
+        path: &mut Vec<([u8; 12], bool)>,
+        mut alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        let seen = path.iter().filter(|&&p| p == (board, side)).count();
+        if seen + 1 >= self.ends_at {
+            return own_row(&board).clamp(alpha, beta);
+        }
+        let b = Board::new(board).expect("a valid board");
+        match self.rules.turn(&b) {
+            Turn::GameOver { value } => i32::from(value).clamp(alpha, beta),
+            Turn::Moves(moves) => {
+                for m in moves.iter() {
+                    let child = *m.child.pits();
+                    let v = if m.captured > 0 {
+                        i32::from(m.captured) - self.value(child)
+                    } else {
+                        path.push((board, side));
+                        let v = -self.search(child, !side, path, -beta, -alpha);
+                        path.pop();
+                        v
+                    };
+                    if v >= beta {
+                        return beta;
+                    }
+                    alpha = alpha.max(v);
+                }
+                alpha
+            }
+        }
+    }
+}
+
+fn pair(layers: &[BoundsLayer], b: &Board) -> (i32, i32) {
+    let l = &layers[b.seeds() as usize];
+    let i = index::rank(b) as usize;
+    (i32::from(l.low[i]), i32::from(l.high[i]))
+}
+
+/// Every position of layers `0..=max_n` solved, exact, equal to the brute force, and within
+/// the bounds.
+fn check_fresh(rules: Rules, repetition: Repetition, max_n: u32) {
+    let solved = solve_all(rules, max_n, repetition, u64::MAX);
+    let bounds = solve_all_bounds(rules, max_n);
+    let layers: Vec<BoundsLayer> = solved.iter().map(|(l, _)| l.clone()).collect();
+    let mut brute = BruteForce::new(rules, repetition);
+    for n in 0..=max_n {
+        for pits in boards_of_layer(n) {
+            let b = Board::new(pits).unwrap();
+            let (low, high) = pair(&layers, &b);
+            let (bl, bh) = pair(&bounds, &b);
+            let v = brute.value(pits);
+            assert_eq!(
+                (low, high),
+                (v, v),
+                "{rules}, {}, {pits:?}: solved [{low}, {high}], the real game {v}",
+                repetition.name()
+            );
+            assert!(
+                bl <= v && v <= bh,
+                "{rules} {pits:?}: {v} outside the bounds"
+            );
+        }
+        assert_eq!(solved[n as usize].1.exact, index::size(n));
+    }
+}
+
+#[test]
+fn first_repetition_fresh_values_are_exact_and_right_on_layers_0_to_3() {
+    for rules in Rules::ALL {
+        check_fresh(rules, Repetition::First, 3);
+    }
+}
+
+#[test]
+fn third_occurrence_fresh_values_are_exact_and_right_on_layers_0_to_2() {
+    for rules in Rules::ALL {
+        check_fresh(rules, Repetition::Third, 2);
+    }
+}
+
+/// A few capture-free moves from `start`, chosen by a small generator: the history, oldest
+/// first, and the position reached (or `None` if a capture or the end came first).
+fn walk(rules: Rules, start: Board, plies: usize, seed: &mut u64) -> Option<(Vec<Board>, Board)> {
+    let mut history = Vec::new();
+    let mut at = start;
+    for _ in 0..plies {
+        let moves = rules.legal_moves(&at);
+        let quiet: Vec<_> = moves.iter().filter(|m| m.captured == 0).collect();
+        if quiet.is_empty() {
+            return None;
+        }
+        *seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let m = quiet[(*seed >> 33) as usize % quiet.len()];
+        history.push(at);
+        at = m.child;
+    }
+    Some((history, at))
+}
+
+/// Positions reached after random capture-free walks: the proof search from the tables,
+/// with that history, gives an interval that holds the brute force's value, and is exact
+/// for most of them (every one counted, and some must be exact).
+fn check_histories(rules: Rules, repetition: Repetition, max_n: u32, walks: usize) {
+    let layers: Vec<BoundsLayer> = solve_all(rules, max_n, repetition, u64::MAX)
+        .into_iter()
+        .map(|(l, _)| l)
+        .collect();
+    // The memoryless bounds of the plain bounds tables: any that hold will do.
+    let bounds = solve_all_bounds(rules, max_n);
+    let mut brute = BruteForce::new(rules, repetition);
+    let mut seed = 7u64;
+    let (mut tried, mut exact) = (0, 0);
+    for n in 1..=max_n {
+        for pits in boards_of_layer(n) {
+            let start = Board::new(pits).unwrap();
+            for _ in 0..walks {
+                let plies = 1 + (seed >> 40) as usize % 6;
+                let Some((history, at)) = walk(rules, start, plies, &mut seed) else {
+                    continue;
+                };
+                let hist: Vec<[u8; 12]> = history.iter().map(|b| *b.pits()).collect();
+                // A walk that already repeated a position to its end is a game over, not
+                // a game in progress.
+                let mut all = hist.clone();
+                all.push(*at.pits());
+                let len = all.len();
+                let keys: Vec<_> = all
+                    .iter()
+                    .enumerate()
+                    .map(|(i, b)| (*b, (len - 1 - i) % 2))
+                    .collect();
+                let ends = usize::from(repetition.ends_at());
+                if keys
+                    .iter()
+                    .any(|k| keys.iter().filter(|&j| j == k).count() >= ends)
+                {
+                    continue;
+                }
+                let v = brute.value_after(*at.pits(), &hist);
+                let p = prove_in_memory(
+                    rules,
+                    repetition,
+                    &layers,
+                    &bounds[n as usize],
+                    &at,
+                    &history,
+                    u64::MAX,
+                );
+                assert!(
+                    i32::from(p.low) <= v && v <= i32::from(p.high),
+                    "{rules}, {}: {:?} after {hist:?}: proved [{}, {}], the real game {v}",
+                    repetition.name(),
+                    at.pits(),
+                    p.low,
+                    p.high
+                );
+                tried += 1;
+                exact += usize::from(p.exact());
+            }
+        }
+    }
+    assert!(tried > 100, "only {tried} histories");
+    assert_eq!(
+        exact, tried,
+        "{exact} of {tried} exact with an unlimited budget"
+    );
+}
+
+#[test]
+fn values_with_a_history_agree_with_the_brute_force() {
+    for rules in [Rules::ABAPA, Rules::AWARI] {
+        check_histories(rules, Repetition::First, 3, 8);
+        check_histories(rules, Repetition::Third, 2, 8);
+    }
+}
+
+/// The tables built by `build`, probed by `BoundsDatabase` with a history and by the
+/// command line, against the solver in memory and the brute force.
+mod tables {
+    use super::*;
+    use assert_cmd::Command;
+    use awari::build::{build, BuildOptions, Tables};
+    use awari::{own_row_history, BoundsDatabase, ProbeError};
+
+    fn awari() -> Command {
+        Command::cargo_bin("awari").unwrap()
+    }
+
+    #[test]
+    fn built_tables_probe_as_the_solver_and_histories_as_the_brute_force() {
+        let dir = tempfile::tempdir().unwrap();
+        let rules = Rules::ABAPA;
+        // Layers 0..=3: every position exact (layer 4 leaves four open at the default budget,
+        // and the brute force takes long beyond it).
+        let top = 3;
+        let mut opts = BuildOptions::new(dir.path(), rules, top);
+        opts.tables = Tables::Bounds;
+        build(&opts, &awari::Quiet).unwrap();
+        opts.tables = Tables::OwnRow(Repetition::First);
+        let reports = build(&opts, &awari::Quiet).unwrap();
+        assert!(reports.iter().all(|r| r.built && r.searched.is_some()));
+        // Built again: found on disk, nothing searched.
+        let again = build(&opts, &awari::Quiet).unwrap();
+        assert!(again.iter().all(|r| !r.built));
+
+        let solved = solve_all(
+            rules,
+            top,
+            Repetition::First,
+            awari::build::DEFAULT_SEARCH_BUDGET,
+        );
+        let db = BoundsDatabase::open(dir.path(), rules).unwrap();
+        assert_eq!(db.own_row_complete_up_to(Repetition::First), Some(top));
+        assert_eq!(db.own_row_complete_up_to(Repetition::Third), None);
+        for n in 0..=top {
+            let check = db.check_own_row(Repetition::First, n).unwrap().unwrap();
+            assert_eq!(check.faults, 0, "{:?}", check.first_fault);
+            assert_eq!(check.exact, solved[n as usize].1.exact);
+            for pits in boards_of_layer(n) {
+                let b = Board::new(pits).unwrap();
+                let p = db.own_row_value(Repetition::First, &b, &[], 1000).unwrap();
+                let l = &solved[n as usize].0;
+                let i = index::rank(&b) as usize;
+                assert_eq!((p.low, p.high), (l.low[i], l.high[i]), "{pits:?}");
+            }
+        }
+
+        // Every line of one to five moves from a 3-seed position, replayed into a position
+        // and its history, checked against the brute force.
+        let mut brute = BruteForce::new(rules, Repetition::First);
+        let start: Board = "1 1 0 0 0 0 1 0 0 0 0 0".parse().unwrap();
+        let mut checked = 0;
+        let lines = (1..=5u32).flat_map(|len| (0..6u32.pow(len)).map(move |line| (len, line)));
+        for (len, line) in lines {
+            let pits: Vec<u8> = (0..len).map(|k| ((line / 6u32.pow(k)) % 6) as u8).collect();
+            let Ok((at, history)) = own_row_history(rules, Repetition::First, &start, &pits) else {
+                continue;
+            };
+            let Ok(p) = db.own_row_value(Repetition::First, &at, &history, 1_000_000) else {
+                continue;
+            };
+            let hist: Vec<[u8; 12]> = history.iter().map(|b| *b.pits()).collect();
+            let v = brute.value_after(*at.pits(), &hist);
+            assert_eq!((i32::from(p.low), i32::from(p.high)), (v, v), "{pits:?}");
+            checked += 1;
+        }
+        assert!(checked >= 10, "only {checked} lines");
+
+        // A history of another layer, or one already repeated to its end, is refused.
+        let other: Board = "1 0 0 0 0 0 0 0 0 0 0 0".parse().unwrap();
+        let e = db
+            .own_row_value(Repetition::First, &start, &[other], 10)
+            .unwrap_err();
+        assert!(matches!(e, ProbeError::History(_)), "{e}");
+        let e = db.own_row_value(Repetition::First, &start, &[start, start.swapped()], 10);
+        assert!(matches!(e, Err(ProbeError::History(_))), "{e:?}");
+    }
+
+    #[test]
+    fn command_line_builds_probes_verifies_and_refuses() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().to_str().unwrap().to_string();
+        let args = ["--rules", "abapa", "--db", db.as_str()];
+        awari()
+            .args(["build", "--max-seeds", "3", "-q", "--cycles", "bounds"])
+            .args(args)
+            .assert()
+            .success();
+        let out = awari()
+            .args(["build", "--max-seeds", "3", "--cycles", "own-row-first"])
+            .args(args)
+            .assert()
+            .success();
+        let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+        assert!(
+            err.contains("layer  3:") && err.contains(" searches, "),
+            "{err}"
+        );
+
+        // The position after two moves, with its history, as JSON: the library's answer.
+        let start = "1 1 0 0 0 0 1 0 0 0 0 0";
+        let out = awari()
+            .args([
+                "probe",
+                "--cycles",
+                "own-row-first",
+                "--json",
+                start,
+                "--moves",
+                "1 1",
+            ])
+            .args(args)
+            .assert()
+            .success();
+        let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+        let b = BoundsDatabase::open(dir.path(), Rules::ABAPA).unwrap();
+        let (at, history) = own_row_history(
+            Rules::ABAPA,
+            Repetition::First,
+            &start.parse().unwrap(),
+            &[0, 0],
+        )
+        .unwrap();
+        let p = b
+            .own_row_value(
+                Repetition::First,
+                &at,
+                &history,
+                awari::build::DEFAULT_SEARCH_BUDGET,
+            )
+            .unwrap();
+        assert_eq!(v["board"], at.to_string());
+        assert_eq!(v["history"], 2);
+        assert_eq!(v["low"], p.low);
+        assert_eq!(v["high"], p.high);
+        assert_eq!(v["exact"], p.exact());
+
+        // Text, start, stats and verify.
+        let out = awari()
+            .args(["probe", "--cycles", "own-row-first", start])
+            .args(args)
+            .assert()
+            .success();
+        let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        assert!(
+            text.contains("history: 0 positions") && text.contains("best"),
+            "{text}"
+        );
+        // The 12-seed opening needs layers these tables do not have: said, with the build.
+        let out = awari()
+            .args(["start", "--cycles", "own-row-first", "--seeds-per-pit", "1"])
+            .args(args)
+            .assert()
+            .failure();
+        let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+        assert!(
+            err.contains("not built") && err.contains("awari build"),
+            "{err}"
+        );
+        let out = awari()
+            .args(["verify", "--cycles", "own-row-first"])
+            .args(args)
+            .assert()
+            .success();
+        let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        assert_eq!(text.matches("every check holds").count(), 4, "{text}");
+        awari()
+            .args(["stats", "--cycles", "own-row-first", "--json"])
+            .args(args)
+            .assert()
+            .success();
+
+        // Bad input: one line, non-zero, no panic.
+        for (bad, says) in [
+            (vec!["--moves", "7"], "not a pit 1..6"),
+            (vec!["--moves", "4"], "not a legal move"),
+            (vec!["--search-budget", "0"], "at least 1 node"),
+            (vec!["--batch"], "one position at a time"),
+        ] {
+            let mut cmd = awari();
+            cmd.args(["probe", "--cycles", "own-row-first"]).args(args);
+            if bad[0] != "--batch" {
+                cmd.arg(start);
+            }
+            let out = cmd.args(&bad).assert().failure();
+            let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+            assert!(
+                err.contains(says) && err.lines().count() == 1,
+                "{bad:?}: {err}"
+            );
+        }
+        // A layer beyond the tables: the bounds' missing layer, with the command.
+        let out = awari()
+            .args([
+                "probe",
+                "--cycles",
+                "own-row-third",
+                "1 1 1 0 0 0 1 1 0 0 0 0",
+            ])
+            .args(args)
+            .assert()
+            .failure();
+        let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+        assert!(err.contains("not built"), "{err}");
+    }
+}
