@@ -927,3 +927,114 @@ fn a_build_with_its_standard_streams_closed_writes_nothing_into_its_lock_file() 
         "{lock:?}"
     );
 }
+
+/// Damages a scratch file of layer `layer` at its first checkpoint: the exits file of
+/// threshold 1, which the pass reads last, cut to half its length.
+struct DamageAtFirstCheckpoint {
+    db: PathBuf,
+    layer: u32,
+    done: std::sync::atomic::AtomicBool,
+}
+
+impl awari::SolveObserver for DamageAtFirstCheckpoint {}
+impl awari::LeanObserver for DamageAtFirstCheckpoint {
+    fn checkpoint(&self, seeds: u32, _threshold: u32, _rounds: usize, _took: Duration) {
+        use std::sync::atomic::Ordering;
+        if seeds != self.layer || self.done.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let path =
+            awari::solve::lean::scratch_dir(&self.db, Rules::AWARI, seeds).join("exits-01.run");
+        let len = fs::metadata(&path).unwrap().len();
+        assert!(len > 1, "{} is empty: nothing to damage", path.display());
+        fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(len / 2)
+            .unwrap();
+    }
+}
+impl awari::BuildObserver for DamageAtFirstCheckpoint {}
+
+/// Follows the remedy an error line gives, literally: "remove the folder X to …" removes
+/// X, "remove the damaged file …" removes the file the line starts with.
+fn follow_advice(line: &str) -> Result<String, String> {
+    if let Some((_, rest)) = line.split_once("remove the folder ") {
+        let folder = rest
+            .split(" to ")
+            .next()
+            .ok_or_else(|| format!("no folder named: {line}"))?;
+        fs::remove_dir_all(folder).map_err(|e| format!("removing {folder}: {e} ({line})"))?;
+        return Ok(format!("removed the folder {folder}"));
+    }
+    if line.contains("remove the damaged file") {
+        let file = line
+            .trim_start_matches("error: ")
+            .split(": ")
+            .next()
+            .unwrap_or_default();
+        fs::remove_file(file).map_err(|e| format!("removing {file}: {e} ({line})"))?;
+        return Ok(format!("removed the file {file}"));
+    }
+    Err(format!("no remedy to follow in: {line}"))
+}
+
+/// A scratch file damaged while its lean build runs stops the build with one line whose
+/// remedy, followed word for word, lets the next build finish with the reference's files.
+/// (Its remedy was to remove the damaged file, after which the checkpoint that names it
+/// refused the resume with a second error.)
+#[test]
+fn the_remedy_for_a_damaged_scratch_file_followed_literally_builds() {
+    let dir = copy_db(TOP - 1);
+    let db = dir.path();
+    let opts = awari::build::BuildOptions {
+        pass: awari::build::PassChoice::Lean,
+        ..awari::build::BuildOptions::new(db, Rules::AWARI, TOP)
+    };
+    let observer = DamageAtFirstCheckpoint {
+        db: db.to_path_buf(),
+        layer: TOP,
+        done: Default::default(),
+    };
+    let err = awari::build::build(&opts, &observer).expect_err("built on a damaged scratch file");
+    let line = format!("error: {err}");
+    assert!(!line.contains('\n'), "one line: {line}");
+    assert!(line.contains("exits-01.run"), "names the file: {line}");
+    let followed = follow_advice(&line).unwrap();
+    let done = run_build(db).unwrap();
+    no_panic(&done).unwrap();
+    assert!(
+        done.status.success(),
+        "after '{line}', {followed}; the build failed:\n{}",
+        done.stderr
+    );
+    same_as_reference(db).unwrap();
+}
+
+/// A layer file damaged on disk: the build's remedy (remove the damaged file and build
+/// again), followed word for word, ends in the reference's files.
+#[test]
+fn the_remedy_for_a_damaged_layer_file_followed_literally_builds() {
+    let dir = copy_db(TOP);
+    let db = dir.path();
+    let path = table(db, "awari", 5, "awdb");
+    let bytes = fs::read(&path).unwrap();
+    fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();
+    let done = run_build(db).unwrap();
+    no_panic(&done).unwrap();
+    one_error_line(&done).unwrap();
+    let line = done
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("error"))
+        .unwrap();
+    let followed = follow_advice(line).unwrap();
+    let done = run_build(db).unwrap();
+    assert!(
+        done.status.success(),
+        "after '{line}', {followed}; the build failed:\n{}",
+        done.stderr
+    );
+    same_as_reference(db).unwrap();
+}

@@ -173,7 +173,7 @@ impl Checkpoint {
         };
         let damaged = |what: &str| StoreError::Corrupted {
             path: path.clone(),
-            what: format!("{what}; remove the folder to build the layer from the start"),
+            what: format!("{what}; {}", super::remove_folder_advice(dir)),
         };
         // A flipped byte may leave the file not UTF-8: damage like any other, with its remedy.
         let text = String::from_utf8(bytes).map_err(|_| damaged("the checkpoint is not text"))?;

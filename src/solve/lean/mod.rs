@@ -298,21 +298,9 @@ pub(crate) fn build_layer(
         distances_level,
     };
     std::fs::create_dir_all(&pass.dir).map_err(|e| chunks::io_err(&pass.dir, e))?;
-    let mut work = pass.start_or_resume(alone)?;
-    // A partitioned build never checkpoints (see above).
-    work.checkpoint_every = if alone {
-        opts.checkpoint_every
-    } else {
-        Some(Duration::MAX)
-    };
-    while work.progress.next_threshold > 0 {
-        pass.threshold(&mut work, ex)?;
-    }
-    let Work {
-        nibbles, progress, ..
-    } = work;
-    drop(nibbles);
-    let written = pass.write_tables(&progress, write, ex)?;
+    let written = pass
+        .run(alone, opts.checkpoint_every, write, ex)
+        .map_err(|e| scratch_advice(e, &pass.dir))?;
     observer.exchanged(n, ex.sum(ex.bytes_sent()));
     let _ = std::fs::remove_dir_all(&pass.dir);
     if !alone {
@@ -322,6 +310,32 @@ pub(crate) fn build_layer(
     // Every rank reads this layer's file from the next layers on: wait until it is there.
     ex.sum(0);
     Ok(written)
+}
+
+/// A damaged scratch file's error with the remedy that works: the folder removed, the
+/// layer starts afresh. (Removing only the damaged file leaves a checkpoint that names it,
+/// which the next build refuses in turn.) Errors that name a remedy of their own, and
+/// errors of files outside the scratch folder (a lower layer), are kept as they are.
+fn scratch_advice(e: StoreError, dir: &Path) -> StoreError {
+    match e {
+        StoreError::Corrupted { path, what }
+            if path.starts_with(dir) && !what.contains("; remove ") =>
+        {
+            StoreError::Corrupted {
+                path,
+                what: format!("{what}; {}", remove_folder_advice(dir)),
+            }
+        }
+        e => e,
+    }
+}
+
+/// The remedy for a damaged scratch folder, naming it.
+pub(super) fn remove_folder_advice(dir: &Path) -> String {
+    format!(
+        "remove the folder {} to build the layer from the start",
+        dir.display()
+    )
 }
 
 /// What a layer's pass carries from threshold to threshold: the nibbles, where it stands
@@ -351,6 +365,31 @@ impl Work {
 }
 
 impl Pass<'_> {
+    /// The pass from its start or its checkpoint to the layer's files.
+    fn run(
+        &self,
+        alone: bool,
+        checkpoint_every: Option<Duration>,
+        write: WriteOptions,
+        ex: &dyn Exchange,
+    ) -> Result<Option<WrittenLayer>, StoreError> {
+        let mut work = self.start_or_resume(alone)?;
+        // A partitioned build never checkpoints (see above).
+        work.checkpoint_every = if alone {
+            checkpoint_every
+        } else {
+            Some(Duration::MAX)
+        };
+        while work.progress.next_threshold > 0 {
+            self.threshold(&mut work, ex)?;
+        }
+        let Work {
+            nibbles, progress, ..
+        } = work;
+        drop(nibbles);
+        self.write_tables(&progress, write, ex)
+    }
+
     /// The pass's state: from the checkpoint in the scratch folder if a single process
     /// has one, else from a fresh exits pass (then checkpointed).
     fn start_or_resume(&self, alone: bool) -> Result<Work, StoreError> {
@@ -367,7 +406,8 @@ impl Pass<'_> {
                     path: self.dir.join(checkpoint::CHECKPOINT),
                     what: format!(
                         "layer {n} was started without its distances (--distances-up-to below \
-                         {n}); build it so again, or remove the folder to start it afresh"
+                         {n}); build it so again, or {}",
+                        remove_folder_advice(&self.dir)
                     ),
                 });
             }
