@@ -1038,3 +1038,72 @@ fn the_remedy_for_a_damaged_layer_file_followed_literally_builds() {
     );
     same_as_reference(db).unwrap();
 }
+
+/// Runs the `awari …` command an advice line ends with, word for word (the test's folders
+/// have no spaces).
+fn run_advised_command(line: &str) -> Done {
+    let (_, command) = line
+        .split_once(": awari ")
+        .unwrap_or_else(|| panic!("no command in: {line}"));
+    let mut cmd = Command::new(awari_bin());
+    cmd.args(command.split_whitespace());
+    run(cmd, None).unwrap()
+}
+
+/// A bounds layer, and an own-row layer, whose low file is missing: `stats` says the layer
+/// is incomplete and names the missing file (text on stdout, a warning beside the JSON),
+/// where it listed the layers below without a word; the build it advises, run word for
+/// word, makes the layer whole.
+#[test]
+fn stats_says_a_layer_whose_low_file_is_missing_is_incomplete() {
+    let dir = scratch();
+    let db = dir.path();
+    for (cycles, top) in [("bounds", "6"), ("own-row-first", "4")] {
+        let done = run(
+            awari(db, &["build", "-q", "--cycles", cycles, "--max-seeds", top]),
+            None,
+        )
+        .unwrap();
+        assert!(done.status.success(), "{}", done.stderr);
+    }
+    let folder = db.join("own-row").join("awari");
+    for (cycles, n, low) in [
+        ("bounds", 5, "layer-05.awlo"),
+        ("own-row-first", 3, "layer-03.r2lo"),
+    ] {
+        fs::remove_file(folder.join(low)).unwrap();
+        let done = run(awari(db, &["stats", "--cycles", cycles]), None).unwrap();
+        no_panic(&done).unwrap();
+        assert!(done.status.success(), "{}", done.stderr);
+        let line = done
+            .stdout
+            .lines()
+            .find(|l| l.contains("incomplete"))
+            .unwrap_or_else(|| {
+                panic!(
+                    "{cycles}: stats says nothing of layer {n}:\n{}",
+                    done.stdout
+                )
+            });
+        assert!(
+            line.starts_with(&format!("layer {n:>2}: incomplete")) && line.contains(low),
+            "{line}"
+        );
+        let json = run(awari(db, &["stats", "--cycles", cycles, "--json"]), None).unwrap();
+        assert!(json.status.success(), "{}", json.stderr);
+        assert!(
+            json.stderr.starts_with("warning: ") && json.stderr.contains(low),
+            "{}",
+            json.stderr
+        );
+        let built = run_advised_command(line);
+        assert!(built.status.success(), "{line}: {}", built.stderr);
+        assert!(folder.join(low).exists(), "{line}: {low} not built");
+        let done = run(awari(db, &["stats", "--cycles", cycles]), None).unwrap();
+        assert!(
+            !done.stdout.contains("incomplete") && done.stdout.contains(&format!("layer {n:>2}: ")),
+            "{}",
+            done.stdout
+        );
+    }
+}

@@ -243,6 +243,7 @@ pub fn stats(tables: &TableArgs, layers: Option<LayerRange>, json_out: bool) -> 
     if json_out {
         say!("{}", Value::Array(rows));
     }
+    super::stats::say_half_built(&db, tables, layers, json_out);
     Ok(true)
 }
 

@@ -140,5 +140,40 @@ fn bounds(tables: &TableArgs, layers: Option<LayerRange>, json_out: bool) -> Res
     if json_out {
         say!("{}", Value::Array(rows));
     }
+    say_half_built(&db, tables, layers, json_out);
     Ok(true)
+}
+
+/// Says each layer of the tables `tables` asks for whose high file is on disk without its
+/// low file: it is not counted above, and the next build of the kind builds it again. On
+/// stdout as a row of the text, on stderr as a warning beside the JSON.
+pub(super) fn say_half_built(
+    db: &BoundsDatabase,
+    tables: &TableArgs,
+    layers: Option<LayerRange>,
+    json_out: bool,
+) {
+    use clap::ValueEnum;
+    let cycles = tables
+        .cycles
+        .to_possible_value()
+        .map(|v| v.get_name().to_string())
+        .unwrap_or_default();
+    for (n, low) in db.missing_low_files(tables.cycles.repetition()) {
+        if layers.is_some_and(|r| n < r.first || n > r.last) {
+            continue;
+        }
+        let line = format!(
+            "layer {n:>2}: incomplete, its low file {} is missing (the layer is not counted); \
+             build it again: awari build --cycles {cycles} --rules {} --max-seeds {n} --db {}",
+            low.display(),
+            db.rules(),
+            awari::store::shell_word(&tables.db.db)
+        );
+        if json_out {
+            tell!("warning: {line}");
+        } else {
+            say!("{line}");
+        }
+    }
 }

@@ -75,6 +75,10 @@ pub struct BoundsDatabase {
     high: Vec<Option<LayerFile>>,
     /// The own-row values' pairs, by repetition (first, third), then layer.
     own_row: [Vec<Option<(LayerFile, LayerFile)>>; 2],
+    /// The layers whose high file is on disk without its low file: the bounds (`None`) or
+    /// the own-row values of a repetition. Not present; the next build of the kind builds
+    /// them again.
+    half_built: Vec<(Option<Repetition>, u32)>,
     cache: BlockCache,
 }
 
@@ -99,6 +103,7 @@ impl BoundsDatabase {
         let mut low = Vec::new();
         let mut high = Vec::new();
         let mut own_row: [Vec<Option<(LayerFile, LayerFile)>>; 2] = [Vec::new(), Vec::new()];
+        let mut half_built = Vec::new();
         for seeds in 0..=MAX_SEEDS {
             let h = open(seeds, TableKind::BoundsHigh)?;
             // A layer counts only when both files are there (high is written last).
@@ -107,6 +112,9 @@ impl BoundsDatabase {
             } else {
                 None
             });
+            if h.is_some() && low[seeds as usize].is_none() {
+                half_built.push((None, seeds));
+            }
             high.push(if low[seeds as usize].is_some() {
                 h
             } else {
@@ -118,7 +126,13 @@ impl BoundsDatabase {
             {
                 // As the bounds: both files, or the layer is not there.
                 let pair = match open(seeds, TableKind::OwnRowHigh(r))? {
-                    Some(h) => open(seeds, TableKind::OwnRowLow(r))?.map(|l| (l, h)),
+                    Some(h) => {
+                        let pair = open(seeds, TableKind::OwnRowLow(r))?.map(|l| (l, h));
+                        if pair.is_none() {
+                            half_built.push((Some(r), seeds));
+                        }
+                        pair
+                    }
                     None => None,
                 };
                 slot.push(pair);
@@ -130,8 +144,28 @@ impl BoundsDatabase {
             low,
             high,
             own_row,
+            half_built,
             cache: BlockCache::new(CACHE_BLOCKS),
         })
+    }
+
+    /// The layers of the bounds (`repetition` None) or of the own-row values of
+    /// `repetition` whose high file is on disk without its low file, each with the path of
+    /// the missing file. Such a layer is not present (a probe into it says so, and the next
+    /// build of the kind builds it again, both files), but it is not simply unbuilt either.
+    pub fn missing_low_files(&self, repetition: Option<Repetition>) -> Vec<(u32, PathBuf)> {
+        let root = store::bounds_dir(&self.dir);
+        self.half_built
+            .iter()
+            .filter(|(r, _)| *r == repetition)
+            .map(|&(r, seeds)| {
+                let kind = match r {
+                    None => TableKind::BoundsLow,
+                    Some(r) => TableKind::OwnRowLow(r),
+                };
+                (seeds, store::table_path(&root, self.rules, seeds, kind))
+            })
+            .collect()
     }
 
     /// The rule set.
