@@ -1107,3 +1107,71 @@ fn stats_says_a_layer_whose_low_file_is_missing_is_incomplete() {
         );
     }
 }
+
+/// A lean build given `--scratch X`, killed after a checkpoint, then run again without
+/// `--scratch`: it refuses in one line naming the folder that holds the checkpoint (it
+/// started afresh beside it without a word, and that folder stayed); the remedy it gives,
+/// run word for word, resumes from the checkpoint, writes the reference's files and
+/// leaves no scratch behind.
+#[test]
+fn a_checkpoint_in_another_scratch_folder_is_not_abandoned_without_a_word() {
+    let dir = copy_db(TOP - 1);
+    let db = dir.path();
+    let elsewhere = scratch();
+    let folder = elsewhere
+        .path()
+        .join("awari")
+        .join(format!("lean-{TOP:02}"));
+    let mut child = lean_build(db)
+        .arg("--scratch")
+        .arg(elsewhere.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    common::wait_for(
+        &mut child,
+        BUILD_LIMIT,
+        "it could be killed mid-layer",
+        || folder.join("checkpoint").is_file(),
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        !table(db, "awari", TOP, "awdb").exists(),
+        "killed mid-layer, yet the layer is whole"
+    );
+    let done = run_build(db).unwrap();
+    no_panic(&done).unwrap();
+    assert!(
+        !done.status.success(),
+        "built afresh beside the checkpoint in {}",
+        folder.display()
+    );
+    one_error_line(&done).unwrap();
+    let line = done.stderr.lines().next().unwrap();
+    assert!(line.contains(&folder.display().to_string()), "{line}");
+    // The remedy: the same build given --scratch X.
+    let (_, with) = line.split_once("build with --scratch ").unwrap();
+    let root = with.split(" to resume").next().unwrap();
+    let done = common::run_limited(
+        {
+            let mut cmd = lean_build(db);
+            cmd.args(["--scratch", root]);
+            cmd
+        },
+        None,
+        Stdio::piped(),
+        BUILD_LIMIT,
+    )
+    .unwrap();
+    assert!(done.status.success(), "{line}: {}", done.stderr);
+    same_as_reference(db).unwrap();
+    assert!(!folder.exists(), "{} left behind", folder.display());
+    assert!(
+        !db.join("awari")
+            .join(format!("lean-{TOP:02}.scratch"))
+            .exists(),
+        "the note left behind"
+    );
+}

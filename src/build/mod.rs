@@ -234,6 +234,18 @@ pub enum BuildError {
         /// The layer that was being built (nothing of it was written).
         seeds: u32,
     },
+    /// A checkpoint of the layer lies in the scratch folder of a build given another
+    /// `--scratch` (as the note in the rule set's folder says): built here, it would be
+    /// abandoned, and its folder left behind.
+    #[error("layer {seeds} has a checkpoint in {} (a build given --scratch {}); build with --scratch {} to resume from it, or remove the folder {} to build the layer from the start", dir.display(), root.display(), root.display(), dir.display())]
+    ScratchElsewhere {
+        /// The layer.
+        seeds: u32,
+        /// The `--scratch` folder of the build that saved the checkpoint.
+        root: PathBuf,
+        /// The layer's scratch folder under it, which holds the checkpoint.
+        dir: PathBuf,
+    },
     /// The lean pass asked for the bounds or the own-row values, which have one pass, in
     /// memory.
     #[error("the bounds have one pass, in memory; the lean pass builds the values only")]
@@ -428,6 +440,70 @@ fn clear_foreign_scratch(
 /// failure to remove it does not fail the build.
 fn remove_scratch_of_whole_layer(opts: &BuildOptions, n: u32) {
     let _ = std::fs::remove_dir_all(opts.lean.scratch_for(&opts.db, opts.rules, n));
+    // And the folder of a build given another --scratch, as its note says.
+    let note = scratch_note(opts, n);
+    if let Ok(root) = std::fs::read_to_string(&note) {
+        let _ = std::fs::remove_dir_all(scratch_under(opts, root.trim_end_matches('\n'), n));
+        let _ = std::fs::remove_file(&note);
+    }
+}
+
+/// The note in the rule set's folder that names the `--scratch` folder of layer `n`'s lean
+/// pass, when a build was given one: a build given another (or none) finds the checkpoint
+/// there through it, instead of starting afresh beside it without a word.
+fn scratch_note(opts: &BuildOptions, n: u32) -> PathBuf {
+    store::rules_dir(&opts.db, opts.rules).join(format!("lean-{n:02}.scratch"))
+}
+
+/// The scratch folder of layer `n` under the `--scratch` folder `root`.
+fn scratch_under(opts: &BuildOptions, root: &str, n: u32) -> PathBuf {
+    let with = lean::LeanOptions {
+        scratch: Some(PathBuf::from(root)),
+        ..lean::LeanOptions::default()
+    };
+    with.scratch_for(&opts.db, opts.rules, n)
+}
+
+/// Before a single process's lean pass of layer `n`: refuses when a checkpoint of the
+/// layer lies in the scratch folder of a build given another `--scratch` (it would be
+/// abandoned without a word), else notes this build's `--scratch` folder, if it has one,
+/// for the next build to find.
+fn note_scratch(opts: &BuildOptions, n: u32) -> Result<(), BuildError> {
+    let note = scratch_note(opts, n);
+    let absolute = |p: PathBuf| std::path::absolute(&p).unwrap_or(p);
+    let here = absolute(opts.lean.scratch_for(&opts.db, opts.rules, n));
+    if let Ok(text) = std::fs::read_to_string(&note) {
+        let root = PathBuf::from(text.trim_end_matches('\n'));
+        let dir = scratch_under(opts, text.trim_end_matches('\n'), n);
+        if absolute(dir.clone()) != here && lean::has_checkpoint(&dir) {
+            return Err(BuildError::ScratchElsewhere {
+                seeds: n,
+                root,
+                dir,
+            });
+        }
+    }
+    // Noted only when it is not the default folder, which every build looks in.
+    let default = absolute(lean::scratch_dir(&opts.db, opts.rules, n));
+    let here = opts
+        .lean
+        .scratch
+        .clone()
+        .filter(|_| here != default)
+        .map(absolute);
+    let io_err = |source| {
+        BuildError::Store(StoreError::Io {
+            path: note.clone(),
+            source,
+        })
+    };
+    match here {
+        Some(root) => std::fs::write(&note, format!("{}\n", root.display())).map_err(io_err),
+        None => match std::fs::remove_file(&note) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io_err(e)),
+            _ => Ok(()),
+        },
+    }
 }
 
 fn build_in_pool(
@@ -524,6 +600,9 @@ fn build_layer(
     ex: &dyn lean::Exchange,
 ) -> Result<LayerReport, BuildError> {
     let pass = pass_for(opts.pass, n, limit);
+    if pass == Pass::Lean && ex.ranks() == 1 {
+        note_scratch(opts, n)?;
+    }
     clear_foreign_scratch(opts, pass, n, ex.ranks())?;
     check_disk(opts, pass, n)?;
     if opts.pass == PassChoice::Auto {
@@ -609,6 +688,10 @@ fn build_lean(
         ex,
     )
     .map_err(existing_layer_error)?;
+    if ex.ranks() == 1 {
+        // The pass removed its scratch folder, the one the note names.
+        let _ = std::fs::remove_file(scratch_note(opts, n));
+    }
     layers.push(Vec::new());
     Ok(match written {
         Some(w) => w,

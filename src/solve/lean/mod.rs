@@ -228,6 +228,11 @@ pub fn plan_share(n: u32, positions: u64, opts: &LeanOptions, distances: bool) -
     }
 }
 
+/// Whether `dir`, a layer's scratch folder, holds a checkpoint of a single process.
+pub fn has_checkpoint(dir: &Path) -> bool {
+    dir.join(checkpoint::CHECKPOINT).is_file()
+}
+
 /// The default scratch folder of layer `n`, under the database folder.
 pub fn scratch_dir(db: &Path, rules: Rules, n: u32) -> PathBuf {
     store::rules_dir(db, rules).join(format!("lean-{n:02}"))
