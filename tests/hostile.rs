@@ -1175,3 +1175,121 @@ fn a_checkpoint_in_another_scratch_folder_is_not_abandoned_without_a_word() {
         "the note left behind"
     );
 }
+
+/// `awari serve` on `db` with a think time of `think_ms`, and its address.
+fn serve_thinking(db: &Path, think_ms: u64) -> (Server, String) {
+    let mut child = Command::new(awari_bin())
+        .args([
+            "serve",
+            "--port",
+            "0",
+            "--think-ms",
+            &think_ms.to_string(),
+            "--db",
+        ])
+        .arg(db)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let addr = common::serve_address(&mut child.stdout.take().unwrap()).unwrap();
+    (Server(child), addr)
+}
+
+/// One GET of `path` (the connection left open until the answer is read), its status and
+/// body.
+fn get_from(addr: &str, path: &str, limit: Duration) -> Result<(u16, String), String> {
+    let mut s = TcpStream::connect_timeout(&addr.parse().unwrap(), Duration::from_secs(5))
+        .map_err(|e| format!("connect: {e}"))?;
+    s.set_read_timeout(Some(limit)).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = Vec::new();
+    s.read_to_end(&mut answer)
+        .map_err(|e| format!("{path}: no answer within {limit:?}: {e}"))?;
+    let text = String::from_utf8_lossy(&answer).into_owned();
+    let status = status_of(&text).ok_or_else(|| format!("no status in {text:?}"))?;
+    let body = text
+        .split_once("\r\n\r\n")
+        .map_or("", |(_, b)| b)
+        .to_string();
+    Ok((status, body))
+}
+
+/// Clients that ask for positions above the tables (a 30 s search each) and leave at once,
+/// as many as the server computes at a time: their searches stop, so the next client is
+/// answered at once (they held every compute slot for their whole think time).
+#[test]
+fn a_search_whose_client_left_gives_back_its_slot() {
+    let dir = copy_db(TOP);
+    let (_server, addr) = serve_thinking(dir.path(), 30_000);
+    let above = Board::opening(4).unwrap().to_string().replace(' ', "+");
+    let request = format!(
+        "GET /api/position?board={above} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    );
+    // More than the server's compute slots (4), each closed once its search has started.
+    let leaving: Vec<TcpStream> = (0..6)
+        .map(|_| {
+            let mut s = TcpStream::connect(&addr).unwrap();
+            s.write_all(request.as_bytes()).unwrap();
+            s
+        })
+        .collect();
+    thread::sleep(Duration::from_millis(500));
+    drop(leaving);
+    let started = Instant::now();
+    let within = Duration::from_secs(8);
+    let below = common::spread_sample(5, 1, 1)[0]
+        .to_string()
+        .replace(' ', "+");
+    let (status, body) = get_from(&addr, &format!("/api/position?board={below}"), within)
+        .unwrap_or_else(|e| panic!("the slots are still held by searches for no one: {e}"));
+    assert_eq!(status, 200, "{body}");
+    assert!(started.elapsed() < within, "{:?}", started.elapsed());
+}
+
+/// A layer built after `serve` started is answered from the tables once it is on disk
+/// (within the server's re-check of a second): it was answered by a search with `exact:
+/// false` until a restart.
+#[test]
+fn a_layer_built_after_the_server_started_is_served_exact() {
+    let dir = copy_db(TOP - 1);
+    let db = dir.path();
+    let (_server, addr) = serve_thinking(db, 200);
+    let tables = awari::Database::open(reference_db(), Rules::AWARI).unwrap();
+    let path = |b: &Board| format!("/api/position?board={}", b.to_string().replace(' ', "+"));
+    let limit = Duration::from_secs(10);
+    // A board of the new layer that a search does not settle exactly.
+    let board = common::spread_sample(TOP, 20, 3)
+        .into_iter()
+        .find(|b| {
+            let (status, body) = get_from(&addr, &path(b), limit).unwrap();
+            assert_eq!(status, 200, "{body}");
+            body.contains("\"exact\":false")
+        })
+        .expect("a board of the top layer that a search leaves inexact");
+    for ext in ["awdz", "awdb"] {
+        fs::copy(
+            table(reference_db(), "awari", TOP, ext),
+            table(db, "awari", TOP, ext),
+        )
+        .unwrap();
+    }
+    thread::sleep(Duration::from_millis(1500));
+    let (status, body) = get_from(&addr, &path(&board), limit).unwrap();
+    assert_eq!(status, 200, "{body}");
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        v["exact"],
+        serde_json::json!(true),
+        "layer {TOP} not seen: {body}"
+    );
+    assert_eq!(
+        v["value"].as_i64().unwrap(),
+        i64::from(tables.value(&board).unwrap()),
+        "{body}"
+    );
+}

@@ -23,11 +23,12 @@ use super::oracle::Oracle;
 use super::output::{error_line, shown, tell};
 use anyhow::Result;
 use awari::game::{Game, GameRecord, Side};
-use awari::search::{self, Level, Rng};
+use awari::search::{self, Analysis, Level, Rng};
 use awari::{Board, Rules};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::AtomicBool;
 
 const PAGE: &str = include_str!("oracle.html");
 
@@ -44,6 +45,25 @@ impl std::error::Error for BadRequest {}
 
 fn bad(msg: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(BadRequest(msg.into()))
+}
+
+/// A search stopped because its client went away: answered (to no one) without a word in
+/// the server's log.
+#[derive(Debug)]
+struct ClientGone;
+
+impl std::fmt::Display for ClientGone {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the search was stopped: its client went away")
+    }
+}
+impl std::error::Error for ClientGone {}
+
+/// The analysis of `board`, or [`ClientGone`] once `stop` is set.
+fn analyse(oracle: &Oracle, rules: Rules, board: &Board, stop: &AtomicBool) -> Result<Analysis> {
+    oracle
+        .analyse_until(rules, board, stop)?
+        .ok_or_else(|| anyhow::Error::new(ClientGone))
 }
 
 /// `%XX` and `+` decoded; invalid escapes are kept as written.
@@ -117,10 +137,15 @@ fn side_json(side: Side) -> &'static str {
 }
 
 /// Everything the page shows about a game.
-fn game_json(oracle: &Oracle, record: &GameRecord, game: &Game) -> Result<Value> {
+fn game_json(
+    oracle: &Oracle,
+    record: &GameRecord,
+    game: &Game,
+    stop: &AtomicBool,
+) -> Result<Value> {
     let rules = record.rules;
     let position = if game.end.is_none() {
-        let a = oracle.analyse(rules, &game.board)?;
+        let a = analyse(oracle, rules, &game.board, stop)?;
         let mover = game.to_move.index();
         let o = awari::probe::outcome(
             a.value,
@@ -189,7 +214,7 @@ fn move_json(
     seed: u64,
 ) -> Result<Value> {
     let mut rng = Rng::new(seed);
-    let choice = search::choose_move(oracle.db(rules), board, level, oracle.think, &mut rng)?;
+    let choice = search::choose_move(&oracle.db(rules), board, level, oracle.think, &mut rng)?;
     Ok(match choice {
         None => json!({ "pit": null, "level": level.name() }),
         Some(c) => json!({
@@ -205,7 +230,8 @@ fn move_json(
     })
 }
 
-pub fn handle(oracle: &Oracle, url: &str) -> Result<Reply> {
+/// The answer to `url`; a search it starts stops once `stop` is set (the client gone).
+pub fn handle(oracle: &Oracle, url: &str, stop: &AtomicBool) -> Result<Reply> {
     let (path, params) = query(url)?;
     if path.starts_with("/api/") {
         // The API answers from the values; a request for the bounds must not get a value
@@ -225,11 +251,11 @@ pub fn handle(oracle: &Oracle, url: &str) -> Result<Reply> {
         "/api/position" => {
             let rules = rules_param(&params)?;
             let board = board_param(&params)?;
-            analysis_json(rules, &oracle.analyse(rules, &board)?)
+            analysis_json(rules, &analyse(oracle, rules, &board, stop)?)
         }
         "/api/game" => {
             let (record, game) = game_param(&params)?;
-            game_json(oracle, &record, &game)?
+            game_json(oracle, &record, &game, stop)?
         }
         "/api/move" => {
             let level: Level = params
@@ -271,6 +297,11 @@ pub type Reply = (u16, &'static str, String);
 pub fn guarded(handler: impl FnOnce() -> Result<Reply>) -> Reply {
     match catch_unwind(AssertUnwindSafe(handler)) {
         Ok(Ok(r)) => r,
+        Ok(Err(e)) if e.downcast_ref::<ClientGone>().is_some() => (
+            503,
+            "application/json",
+            json!({ "error": e.to_string() }).to_string(),
+        ),
         Ok(Err(e)) if e.downcast_ref::<BadRequest>().is_some() => {
             let msg = error_line(&e);
             (400, "application/json", json!({ "error": msg }).to_string())

@@ -153,7 +153,7 @@ fn play(opts: PlayOptions) -> Result<bool> {
 /// The computer's move, said.
 fn computer_move(oracle: &Oracle, opts: &PlayOptions, game: &Game, rng: &mut Rng) -> Result<u8> {
     let choice = search::choose_move(
-        oracle.db(opts.rules),
+        &oracle.db(opts.rules),
         &game.board,
         opts.level,
         opts.think,

@@ -22,7 +22,7 @@ use serde_json::json;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -45,6 +45,9 @@ const MAX_HEAD: usize = 32 << 10;
 const MAX_HEADERS: usize = 64;
 /// The largest request body read (and dropped: every route is a GET).
 const MAX_BODY: u64 = 16 << 10;
+/// How often at most the watcher of a request looks again at its client (it is woken at
+/// once when the client closes).
+const WATCH_EVERY: Duration = Duration::from_millis(500);
 /// The first and the longest wait before accepting again after a failed accept.
 const BACKOFF_FIRST: Duration = Duration::from_millis(10);
 const BACKOFF_LONGEST: Duration = Duration::from_secs(1);
@@ -270,7 +273,21 @@ fn serve_connection(oracle: &Oracle, slots: &Slots, mut stream: TcpStream) {
     let head_only = head.method == "HEAD";
     let (status, kind, body) = if head.method == "GET" || head_only {
         let _slot = slots.take();
-        guarded(|| handle(oracle, &head.target))
+        let stop = AtomicBool::new(false);
+        let done = AtomicBool::new(false);
+        let watch = stream.try_clone().ok();
+        std::thread::scope(|scope| {
+            if let Some(watch) = &watch {
+                scope.spawn(|| watch_client(watch, &stop, &done));
+            }
+            let reply = guarded(|| handle(oracle, &head.target, &stop));
+            done.store(true, SeqCst);
+            // Wakes the watcher at once (its read returns), the answer still to write.
+            if let Some(watch) = &watch {
+                let _ = watch.shutdown(std::net::Shutdown::Read);
+            }
+            reply
+        })
     } else {
         (
             405,
@@ -279,6 +296,36 @@ fn serve_connection(oracle: &Oracle, slots: &Slots, mut stream: TcpStream) {
         )
     };
     respond(&mut stream, status, kind, &body, head_only);
+}
+
+/// While a request is computed: sets `stop` once its client has gone (its connection read
+/// to its end or broken), so a search above the tables gives back its slot instead of
+/// thinking on for no one. A client that half-closes its side after its request is taken
+/// as gone too, as most servers do. Returns once `done` is set.
+fn watch_client(stream: &TcpStream, stop: &AtomicBool, done: &AtomicBool) {
+    let _ = stream.set_read_timeout(Some(WATCH_EVERY));
+    let mut byte = [0u8; 1];
+    while !done.load(SeqCst) {
+        match stream.peek(&mut byte) {
+            Ok(0) => {
+                stop.store(!done.load(SeqCst), SeqCst);
+                return;
+            }
+            // A byte beyond the request (pipelining, not served): the client is there.
+            Ok(_) => std::thread::sleep(WATCH_EVERY),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock
+                        | std::io::ErrorKind::TimedOut
+                        | std::io::ErrorKind::Interrupted
+                ) => {}
+            Err(_) => {
+                stop.store(true, SeqCst);
+                return;
+            }
+        }
+    }
 }
 
 /// Accept errors that concern one connection only (it went away before it was accepted):
