@@ -170,7 +170,8 @@ fn build_error(e: BuildError) -> PyErr {
         BuildError::Damaged(_)
         | BuildError::Store(_)
         | BuildError::DiskFull { .. }
-        | BuildError::Locked { .. } => os_error(&e, None),
+        | BuildError::Locked { .. }
+        | BuildError::ScratchElsewhere { .. } => os_error(&e, None),
     }
 }
 
