@@ -8,7 +8,8 @@
 //! closed), caps on the head and the body, and one request per connection. Requests are
 //! parsed by `httparse`; anything that is not HTTP/1.x (an HTTP/2 preface) is answered at
 //! once and closed. Each request is answered inside `catch_unwind`, so a panic in a
-//! handler becomes an HTTP 500 and the server goes on.
+//! handler becomes an HTTP 500 and the server goes on. While a request is computed, a
+//! watcher reads its connection: a client gone stops its search ([`watch_client`]).
 //!
 //! The routes and their answers are in `api.rs`.
 
