@@ -106,11 +106,18 @@ fn values(tables: &TableArgs, args: &BuildArgs, lean: &LeanArgs) -> Result<bool>
 /// files, and the same command resumes there.
 fn values_on_ctrl_c(opts: &BuildOptions, progress: &BuildProgress) -> Result<()> {
     let building = progress.building.clone();
+    let since = progress.building_since.clone();
     let (db, rules, lean) = (opts.db.clone(), opts.rules, opts.lean.clone());
     ctrlc::set_handler(move || {
         let n = building.load(Relaxed);
         if n == NO_LAYER {
             tell!("\ninterrupted between layers; every layer on disk is whole, and the same command resumes the build");
+        } else if written_since(&awari::store::layer_path(&db, rules, n), &since) {
+            // Its files renamed into place (its values last), the layer not yet reported.
+            tell!(
+                "\ninterrupted after layer {n} was written; layers up to it are whole on disk, and the same command resumes at layer {}",
+                n + 1
+            );
         } else {
             for kind in [TableKind::Values, TableKind::Distances] {
                 let _ = std::fs::remove_file(temporary_path(&db, rules, n, kind));
@@ -125,6 +132,15 @@ fn values_on_ctrl_c(opts: &BuildOptions, progress: &BuildProgress) -> Result<()>
         std::process::exit(130);
     })
     .context("installing the Ctrl-C handler")
+}
+
+/// Whether the values file `path` was written since the time in `since` (the layer's
+/// start): the layer is whole.
+fn written_since(path: &std::path::Path, since: &std::sync::Mutex<std::time::SystemTime>) -> bool {
+    let since = *since.lock().unwrap_or_else(|e| e.into_inner());
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .is_ok_and(|t| t >= since)
 }
 
 /// `build --mpi`: this process is one rank of an MPI job; rank 0 shows the progress and

@@ -22,6 +22,9 @@ pub struct BuildProgress {
     table_started: AtomicBool,
     /// The layer being built, for the Ctrl-C handler.
     pub building: Arc<AtomicU32>,
+    /// When it started, for the Ctrl-C handler: a values file written since then is this
+    /// layer's, whole, though not yet reported.
+    pub building_since: Arc<Mutex<std::time::SystemTime>>,
     /// The pass of the last layer built (0: none yet, 1: in memory, 2: lean).
     last_pass: AtomicU8,
     /// `-q`: no bars, and no word on the in-memory pass (the lean pass is always said).
@@ -54,6 +57,7 @@ impl BuildProgress {
             phase_started: Mutex::new(Instant::now()),
             table_started: AtomicBool::new(false),
             building: Arc::new(AtomicU32::new(NO_LAYER)),
+            building_since: Arc::new(Mutex::new(std::time::SystemTime::now())),
             last_pass: AtomicU8::new(0),
             quiet: !show_bar,
         }
@@ -189,6 +193,10 @@ impl BuildObserver for BuildProgress {
     }
 
     fn layer_started(&self, seeds: u32, positions: u64) {
+        *self
+            .building_since
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = std::time::SystemTime::now();
         self.building.store(seeds, Relaxed);
         self.bar.reset();
         self.bar.set_length(positions);
