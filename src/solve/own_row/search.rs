@@ -27,7 +27,7 @@
 //! its history can never matter again.
 
 use crate::board::ROW_MASK;
-use crate::rules::Rules;
+use crate::rules::{Repetition, Rules};
 
 /// The answer of one threshold search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,7 +106,7 @@ const NONE: (i32, i32) = (i32::MAX, i32::MIN);
 /// A search, with its path (the history, then the positions it is exploring).
 pub(crate) struct Search<'a, L: Leaves> {
     rules: Rules,
-    ends_at: u8,
+    repetition: Repetition,
     seeds: u32,
     leaves: &'a L,
     /// The least and largest own-row difference, seen from the side of parity 0, of the
@@ -122,13 +122,19 @@ pub(crate) struct Search<'a, L: Leaves> {
 }
 
 impl<'a, L: Leaves> Search<'a, L> {
-    /// A search in layer `seeds` whose game ends at the `ends_at`-th occurrence of a
-    /// position, allowed `budget` nodes in all; [`Search::with_history`] adds the positions
+    /// A search in layer `seeds` whose game ends at the occurrence of a position that
+    /// `repetition` says, allowed `budget` nodes in all; [`Search::with_history`] adds the positions
     /// since the last capture (each with its side: `false` for the root's).
-    pub(crate) fn new(rules: Rules, ends_at: u8, seeds: u32, leaves: &'a L, budget: u64) -> Self {
+    pub(crate) fn new(
+        rules: Rules,
+        repetition: Repetition,
+        seeds: u32,
+        leaves: &'a L,
+        budget: u64,
+    ) -> Self {
         Search {
             rules,
-            ends_at,
+            repetition,
             seeds,
             leaves,
             before: vec![NONE],
@@ -180,12 +186,12 @@ impl<'a, L: Leaves> Search<'a, L> {
 
     /// How often the position is on the path. (A scan: the path is short next to what a
     /// hash of every position entered costs, measured at 26% of a search's time.)
-    fn count(&self, bits: u128, side: bool) -> u8 {
+    fn count(&self, bits: u128, side: bool) -> usize {
         self.count_key(Self::key(bits, side))
     }
 
-    fn count_key(&self, key: u128) -> u8 {
-        self.entries.iter().filter(|q| q.key == key).count() as u8
+    fn count_key(&self, key: u128) -> usize {
+        self.entries.iter().filter(|q| q.key == key).count()
     }
 
     /// The widened interval of a position about to be entered (not yet on the path), for
@@ -237,9 +243,10 @@ impl<'a, L: Leaves> Search<'a, L> {
     /// mover below `e`); see [`Search::leaf`].
     fn no_danger(&self, bits: u128, side: bool, e: i32, for_mover: bool) -> bool {
         let own = Self::key(bits, side);
-        let last = self.ends_at - 1;
+        let first = self.repetition == Repetition::First;
         self.entries.iter().all(|q| {
-            if q.key == own || (self.ends_at > 2 && self.count_key(q.key) != last) {
+            // Only a position that ends the game at its next occurrence is a danger.
+            if q.key == own || (!first && !self.repetition.ends_game(self.count_key(q.key))) {
                 return true;
             }
             let same = q.side == side;
@@ -335,7 +342,7 @@ impl<'a, L: Leaves> Search<'a, L> {
             let leaf = if c > 0 {
                 let (l, h) = self.leaves.fresh(child, self.seeds - c as u32)?;
                 Some((c - i32::from(h), c - i32::from(l)))
-            } else if self.count(child, !side) + 1 >= self.ends_at {
+            } else if self.repetition.ends_game(self.count(child, !side)) {
                 // The repetition ends the game: each side keeps its own row.
                 let w = -own_row_bits(child);
                 Some((w, w))
@@ -392,14 +399,14 @@ pub(crate) struct Narrowed {
 /// ends), within `budget` nodes in all.
 pub(crate) fn narrow<L: Leaves>(
     rules: Rules,
-    ends_at: u8,
+    repetition: Repetition,
     root: u128,
     history: &[(u128, bool)],
     leaves: &L,
     budget: u64,
 ) -> Result<Narrowed, L::Error> {
     let seeds = crate::board::seeds_in(root);
-    let mut search = Search::new(rules, ends_at, seeds, leaves, budget).with_history(history)?;
+    let mut search = Search::new(rules, repetition, seeds, leaves, budget).with_history(history)?;
     let (mut low, mut high) = if let Some(v) = rules.packed_turn(root).over {
         (i32::from(v), i32::from(v))
     } else {
