@@ -128,6 +128,11 @@ impl Repetition {
             Repetition::Third => 3,
         }
     }
+    /// Whether a position that occurred `earlier` times since the last capture ends the
+    /// game as it occurs once more.
+    pub fn ends_game(self, earlier: usize) -> bool {
+        earlier + 1 >= usize::from(self.ends_at())
+    }
     /// `first` or `third`.
     pub fn name(self) -> &'static str {
         match self {

@@ -20,86 +20,7 @@ use std::collections::HashMap;
 
 mod common;
 use common::boards_of_layer;
-
-/// Own row minus the other row, for the side to move.
-fn own_row(pits: &[u8; 12]) -> i32 {
-    pits[..6].iter().map(|&p| i32::from(p)).sum::<i32>()
-        - pits[6..].iter().map(|&p| i32::from(p)).sum::<i32>()
-}
-
-// ---------------------------------------------------------------------------------------
-// The real, path-dependent game.
-
-struct RealGame {
-    rules: Rules,
-    /// Occurrences that end the game (2: the first repetition; 3: the third occurrence).
-    ends_at: usize,
-    /// Values of positions reached right after a capture (nothing before them can repeat).
-    fresh: HashMap<[u8; 12], i32>,
-}
-
-impl RealGame {
-    /// The value, for the side to move, of the game from `board` with nothing before it.
-    fn value(&mut self, board: [u8; 12]) -> i32 {
-        if let Some(&v) = self.fresh.get(&board) {
-            return v;
-        }
-        let n = board.iter().map(|&p| i32::from(p)).sum::<i32>();
-        let mut path: Vec<([u8; 12], bool)> = Vec::new();
-        let v = self.search(board, false, &mut path, -n - 1, n + 1);
-        self.fresh.insert(board, v);
-        v
-    }
-
-    /// Whether the game from `board` (nothing before it) scores at least `d` for its mover:
-    /// a null-window search, which prunes far more than a full one.
-    fn at_least(&mut self, board: [u8; 12], d: i32) -> bool {
-        let mut path: Vec<([u8; 12], bool)> = Vec::new();
-        self.search(board, false, &mut path, d - 1, d) >= d
-    }
-
-    /// Negamax with alpha-beta pruning (fail-hard: the result is exact when it lies strictly
-    /// inside `(alpha, beta)`, and otherwise on the right side of the window) over every
-    /// capture-free continuation. `path` holds the positions since the last capture with who
-    /// was to move (a position is the board *and* the side to move; boards are stored from
-    /// the mover's side, so the side is the depth's parity).
-    fn search(
-        &mut self,
-        board: [u8; 12],
-        side: bool,
-        path: &mut Vec<([u8; 12], bool)>,
-        mut alpha: i32,
-        beta: i32,
-    ) -> i32 {
-        let seen = path.iter().filter(|&&p| p == (board, side)).count();
-        if seen + 1 >= self.ends_at {
-            // The repetition ends the game: each side keeps its own row.
-            return own_row(&board).clamp(alpha, beta);
-        }
-        let b = Board::new(board).expect("valid board");
-        match self.rules.turn(&b) {
-            Turn::GameOver { value } => i32::from(value).clamp(alpha, beta),
-            Turn::Moves(moves) => {
-                for m in moves.iter() {
-                    let child = *m.child.pits();
-                    let v = if m.captured > 0 {
-                        i32::from(m.captured) - self.value(child)
-                    } else {
-                        path.push((board, side));
-                        let v = -self.search(child, !side, path, -beta, -alpha);
-                        path.pop();
-                        v
-                    };
-                    if v >= beta {
-                        return beta;
-                    }
-                    alpha = alpha.max(v);
-                }
-                alpha
-            }
-        }
-    }
-}
+use common::real_game::{own_row, RealGame};
 
 fn pair(layers: &[BoundsLayer], pits: &[u8; 12]) -> (i32, i32) {
     let b = Board::new(*pits).unwrap();
@@ -110,11 +31,7 @@ fn pair(layers: &[BoundsLayer], pits: &[u8; 12]) -> (i32, i32) {
 
 fn check_real_game(rules: Rules, max_n: u32, ends_at: usize) {
     let layers = solve_all_bounds(rules, max_n);
-    let mut game = RealGame {
-        rules,
-        ends_at,
-        fresh: HashMap::new(),
-    };
+    let mut game = RealGame::new(rules, ends_at);
     for n in 0..=max_n {
         let started = std::time::Instant::now();
         for pits in boards_of_layer(n) {

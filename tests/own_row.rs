@@ -1,103 +1,17 @@
-//! The own-row rule's exact values (`awari::solve::own_row`) against a brute-force search of
-//! the real game written here from the rule alone: a capture-free game ends at the position
-//! (board and side to move) that occurs for the 2nd (first repetition) or 3rd time since the
-//! last capture, each side keeping the seeds on its own row; a capture empties the history.
-//! The brute force tries every continuation (plain negamax with alpha-beta over the game
-//! tree, which is finite since every capture-free line ends by repetition), sharing nothing
-//! with the solver but `Rules::turn` and `Board`.
+//! The own-row rule's exact values (`awari::solve::own_row`) against the brute-force search
+//! of the real game in `common::real_game`, written from the rule alone: a capture-free game
+//! ends at the position (board and side to move) that occurs for the 2nd (first repetition)
+//! or 3rd time since the last capture, each side keeping the seeds on its own row; a capture
+//! empties the history.
 
 use awari::index;
 use awari::solve::bounds::{solve_all_bounds, BoundsLayer};
 use awari::solve::own_row::{prove_in_memory, solve_all, Repetition};
-use awari::{Board, Rules, Turn};
-use std::collections::HashMap;
+use awari::{Board, Rules};
 
 mod common;
 use common::boards_of_layer;
-
-fn own_row(pits: &[u8; 12]) -> i32 {
-    pits[..6].iter().map(|&p| i32::from(p)).sum::<i32>()
-        - pits[6..].iter().map(|&p| i32::from(p)).sum::<i32>()
-}
-
-/// The real game, searched exhaustively.
-struct BruteForce {
-    rules: Rules,
-    ends_at: usize,
-    /// Values of positions with nothing before them.
-    fresh: HashMap<[u8; 12], i32>,
-}
-
-impl BruteForce {
-    fn new(rules: Rules, repetition: Repetition) -> Self {
-        BruteForce {
-            rules,
-            ends_at: usize::from(repetition.ends_at()),
-            fresh: HashMap::new(),
-        }
-    }
-
-    /// The value of `board` after `history` (positions since the last capture, oldest
-    /// first, each from its own mover).
-    fn value_after(&mut self, board: [u8; 12], history: &[[u8; 12]]) -> i32 {
-        let len = history.len();
-        // A position is its board and who moves: the parity of its distance to `board`.
-        let mut path: Vec<([u8; 12], bool)> = history
-            .iter()
-            .enumerate()
-            .map(|(i, b)| (*b, (len - i) % 2 == 1))
-            .collect();
-        let n = board.iter().map(|&p| i32::from(p)).sum::<i32>();
-        self.search(board, false, &mut path, -n - 1, n + 1)
-    }
-
-    fn value(&mut self, board: [u8; 12]) -> i32 {
-        if let Some(&v) = self.fresh.get(&board) {
-            return v;
-        }
-        let v = self.value_after(board, &[]);
-        self.fresh.insert(board, v);
-        v
-    }
-
-    /// Negamax with alpha-beta (fail-hard) over every continuation; `path` holds the
-    /// positions before `board` since the last capture.
-    fn search(
-        &mut self,
-        board: [u8; 12],
-        side: bool,
-        path: &mut Vec<([u8; 12], bool)>,
-        mut alpha: i32,
-        beta: i32,
-    ) -> i32 {
-        let seen = path.iter().filter(|&&p| p == (board, side)).count();
-        if seen + 1 >= self.ends_at {
-            return own_row(&board).clamp(alpha, beta);
-        }
-        let b = Board::new(board).expect("a valid board");
-        match self.rules.turn(&b) {
-            Turn::GameOver { value } => i32::from(value).clamp(alpha, beta),
-            Turn::Moves(moves) => {
-                for m in moves.iter() {
-                    let child = *m.child.pits();
-                    let v = if m.captured > 0 {
-                        i32::from(m.captured) - self.value(child)
-                    } else {
-                        path.push((board, side));
-                        let v = -self.search(child, !side, path, -beta, -alpha);
-                        path.pop();
-                        v
-                    };
-                    if v >= beta {
-                        return beta;
-                    }
-                    alpha = alpha.max(v);
-                }
-                alpha
-            }
-        }
-    }
-}
+use common::real_game::RealGame;
 
 fn pair(layers: &[BoundsLayer], b: &Board) -> (i32, i32) {
     let l = &layers[b.seeds() as usize];
@@ -111,7 +25,7 @@ fn check_fresh(rules: Rules, repetition: Repetition, max_n: u32) {
     let solved = solve_all(rules, max_n, repetition, u64::MAX);
     let bounds = solve_all_bounds(rules, max_n);
     let layers: Vec<BoundsLayer> = solved.iter().map(|(l, _)| l.clone()).collect();
-    let mut brute = BruteForce::new(rules, repetition);
+    let mut brute = RealGame::new(rules, usize::from(repetition.ends_at()));
     for n in 0..=max_n {
         for pits in boards_of_layer(n) {
             let b = Board::new(pits).unwrap();
@@ -178,7 +92,7 @@ fn check_histories(rules: Rules, repetition: Repetition, max_n: u32, walks: usiz
         .collect();
     // The memoryless bounds of the plain bounds tables: any that hold will do.
     let bounds = solve_all_bounds(rules, max_n);
-    let mut brute = BruteForce::new(rules, repetition);
+    let mut brute = RealGame::new(rules, usize::from(repetition.ends_at()));
     let mut seed = 7u64;
     let (mut tried, mut exact) = (0, 0);
     for n in 1..=max_n {
@@ -298,7 +212,7 @@ mod tables {
 
         // Every line of one to five moves from a 3-seed position, replayed into a position
         // and its history, checked against the brute force.
-        let mut brute = BruteForce::new(rules, Repetition::First);
+        let mut brute = RealGame::new(rules, 2);
         let start: Board = "1 1 0 0 0 0 1 0 0 0 0 0".parse().unwrap();
         let mut checked = 0;
         let lines = (1..=5u32).flat_map(|len| (0..6u32.pow(len)).map(move |line| (len, line)));

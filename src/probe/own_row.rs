@@ -100,8 +100,8 @@ fn check_history(
     let keys = own_row::search_history(history);
     let mut all = keys.clone();
     all.push((crate::board::to_bits(board), false));
-    for k in &all {
-        if all.iter().filter(|j| *j == k).count() >= usize::from(repetition.ends_at()) {
+    for (i, k) in all.iter().enumerate() {
+        if repetition.ends_game(all[..i].iter().filter(|j| *j == k).count()) {
             return Err(ProbeError::History(format!(
                 "{} occurs {} times: the game ended there by repetition",
                 from_bits(k.0),
@@ -201,7 +201,7 @@ fn repeats_to_the_end(repetition: Repetition, path: &[Board], child: &Board) -> 
         .step_by(2)
         .filter(|b| *b == child)
         .count();
-    seen + 1 >= usize::from(repetition.ends_at())
+    repetition.ends_game(seen)
 }
 
 /// The position after playing `pits` (each 0..=5, from the side to move's left) from
@@ -339,36 +339,26 @@ fn local_fault(
             return Ok(Some(format!("[{l}, {h}] outside the bounds [{bl}, {bh}]")));
         }
     }
-    let list = match rules.turn(board) {
-        Turn::GameOver { value } => {
-            return Ok((l != value || h != value)
-                .then(|| format!("[{l}, {h}] for a finished game worth {value}")));
-        }
-        Turn::Moves(list) => list,
-    };
-    let mut best = (i8::MIN, i8::MIN);
-    let mut quiet = false;
-    for m in list.iter() {
-        if m.captured == 0 {
-            quiet = true;
-            continue;
-        }
-        let n = board.seeds() - u32::from(m.captured);
-        let (cl, ch) = leaves.fresh(crate::board::to_bits(&m.child), n)?;
-        let c = m.captured as i8;
-        if c - ch > h {
-            return Ok(Some(format!(
-                "pit {} captures a sure {}, above high {h}",
-                m.pit + 1,
-                c - ch
-            )));
-        }
-        best = (best.0.max(c - ch), best.1.max(c - cl));
+    let turn = rules.packed_turn(crate::board::to_bits(board));
+    if let Some(value) = turn.over {
+        return Ok((l != value || h != value)
+            .then(|| format!("[{l}, {h}] for a finished game worth {value}")));
     }
-    Ok((!quiet && best != (l, h)).then(|| {
-        format!(
+    let quiet = (0..6).any(|p| turn.legal & (1 << p) != 0 && turn.captured[p] == 0);
+    let n = board.seeds();
+    let captures = own_row::best_of_moves(&turn, |c, child| {
+        (c > 0)
+            .then(|| leaves.fresh(child, n - u32::from(c)))
+            .transpose()
+    })?;
+    Ok(match captures {
+        Some((sure, _)) if sure > h => {
+            Some(format!("a capture gives a sure {sure}, above high {h}"))
+        }
+        Some(best) if !quiet && best != (l, h) => Some(format!(
             "[{l}, {h}] where its captures give [{}, {}]",
             best.0, best.1
-        )
-    }))
+        )),
+        _ => None,
+    })
 }

@@ -5,6 +5,8 @@
 // Each test binary compiles this module on its own and uses only part of it.
 #![allow(dead_code)]
 
+pub mod real_game;
+
 use awari::build::{build, BuildOptions};
 use awari::solve::Quiet;
 use awari::store::{rules_dir, table_path, TableKind};

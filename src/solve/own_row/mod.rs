@@ -90,36 +90,50 @@ impl search::Leaves for LayerLeaves<'_> {
     }
 }
 
-/// The best over the moves of position `v` (in no cycle), from its children's intervals.
-fn best_of_moves(
+/// The best interval over the moves of `turn` (a position still in play) that `child`
+/// values: `child(captured, child)` gives the child's interval for its own mover, or `None`
+/// for a move left out. `None` when every move is left out.
+pub(crate) fn best_of_moves<E>(
+    turn: &crate::rules::PackedTurn,
+    mut child: impl FnMut(u8, u128) -> Result<Option<(i8, i8)>, E>,
+) -> Result<Option<(i8, i8)>, E> {
+    let mut best: Option<(i8, i8)> = None;
+    for pit in 0..6 {
+        if turn.legal & (1 << pit) == 0 {
+            continue;
+        }
+        let c = turn.captured[pit];
+        if let Some((low, high)) = child(c, turn.children[pit])? {
+            let (l, h) = (c as i8 - high, c as i8 - low);
+            best = Some(best.map_or((l, h), |(bl, bh)| (bl.max(l), bh.max(h))));
+        }
+    }
+    Ok(best)
+}
+
+/// The interval of position `v` of layer `n` (in no cycle): the best over its moves, from
+/// its children's intervals.
+fn acyclic_interval(
     rules: Rules,
     n: u32,
     v: u32,
     lower: &[BoundsLayer],
     current: &BoundsLayer,
 ) -> (i8, i8) {
-    let bits = to_bits(&index::unrank(n, u64::from(v)));
-    let turn = rules.packed_turn(bits);
+    let turn = rules.packed_turn(to_bits(&index::unrank(n, u64::from(v))));
     if let Some(value) = turn.over {
         return (value, value);
     }
-    let mut best = (i8::MIN, i8::MIN);
-    for pit in 0..6 {
-        if turn.legal & (1 << pit) == 0 {
-            continue;
-        }
-        let c = turn.captured[pit] as i8;
-        let child = turn.children[pit];
+    let Ok(best) = best_of_moves(&turn, |c, child| {
         let layer = if c > 0 {
-            &lower[(n - c as u32) as usize]
+            &lower[(n - u32::from(c)) as usize]
         } else {
             current
         };
         let i = index::rank_bits(child) as usize;
-        best.0 = best.0.max(c - layer.high[i]);
-        best.1 = best.1.max(c - layer.low[i]);
-    }
-    best
+        Ok::<_, Infallible>(Some((layer.low[i], layer.high[i])))
+    });
+    best.expect("a position in play has a move")
 }
 
 /// The fresh interval of every position of layer `n`, given those of layers `0..n`
@@ -153,7 +167,7 @@ pub fn solve_layer(
             let v = members[0];
             let i = v as usize;
             if current.low[i] < current.high[i] {
-                let (l, h) = best_of_moves(rules, n, v, lower, &current);
+                let (l, h) = acyclic_interval(rules, n, v, lower, &current);
                 current.low[i] = current.low[i].max(l);
                 current.high[i] = current.high[i].min(h);
             }
@@ -182,8 +196,7 @@ pub fn solve_layer(
                 .par_iter()
                 .map(|&v| {
                     let bits = to_bits(&index::unrank(n, u64::from(v)));
-                    let Ok(r) =
-                        search::narrow(rules, repetition.ends_at(), bits, &[], &leaves, budget);
+                    let Ok(r) = search::narrow(rules, repetition, bits, &[], &leaves, budget);
                     (v, r)
                 })
                 .collect();
@@ -266,7 +279,7 @@ pub(crate) fn prove<L: search::Leaves>(
 ) -> Result<Proof, L::Error> {
     let r = search::narrow(
         rules,
-        repetition.ends_at(),
+        repetition,
         to_bits(board),
         &search_history(history),
         leaves,

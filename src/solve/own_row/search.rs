@@ -1,6 +1,6 @@
 //! The proof search of the own-row rule: does the side to move, with this history, score at
-//! least `d`? Three answers (yes, no, not proved within the budget), by a depth-first
-//! search over capture-free continuations, iteratively deepened.
+//! least `d`? Three answers (yes, no, not proved within the budget), by a proof-number
+//! search over capture-free continuations.
 //!
 //! # What a leaf may use
 //!
@@ -27,7 +27,7 @@
 //! its history can never matter again.
 
 use crate::board::ROW_MASK;
-use crate::rules::Rules;
+use crate::rules::{Repetition, Rules};
 
 /// The answer of one threshold search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,16 +35,6 @@ pub(crate) enum Tri {
     Yes,
     No,
     Unknown,
-}
-
-impl Tri {
-    fn from(b: bool) -> Tri {
-        if b {
-            Tri::Yes
-        } else {
-            Tri::No
-        }
-    }
 }
 
 /// What the search knows of a position of the root's layer, from one lookup.
@@ -96,17 +86,13 @@ struct Entry {
     high: i32,
 }
 
-/// A child to search: its widened interval for its own mover, the child, its memoryless
-/// pair.
-type Open = ((i32, i32), u128, (i8, i8));
-
 /// No extreme yet.
 const NONE: (i32, i32) = (i32::MAX, i32::MIN);
 
 /// A search, with its path (the history, then the positions it is exploring).
 pub(crate) struct Search<'a, L: Leaves> {
     rules: Rules,
-    ends_at: u8,
+    repetition: Repetition,
     seeds: u32,
     leaves: &'a L,
     /// The least and largest own-row difference, seen from the side of parity 0, of the
@@ -114,21 +100,26 @@ pub(crate) struct Search<'a, L: Leaves> {
     before: Vec<(i32, i32)>,
     /// The path's positions, entry by entry.
     entries: Vec<Entry>,
-    /// Nodes visited so far, over every threshold and depth.
+    /// Nodes expanded so far, over every threshold.
     pub(crate) nodes: u64,
     budget: u64,
     out_of_budget: bool,
-    cut_by_depth: bool,
 }
 
 impl<'a, L: Leaves> Search<'a, L> {
-    /// A search in layer `seeds` whose game ends at the `ends_at`-th occurrence of a
-    /// position, allowed `budget` nodes in all; [`Search::with_history`] adds the positions
+    /// A search in layer `seeds` whose game ends at the occurrence of a position that
+    /// `repetition` says, allowed `budget` nodes in all; [`Search::with_history`] adds the positions
     /// since the last capture (each with its side: `false` for the root's).
-    pub(crate) fn new(rules: Rules, ends_at: u8, seeds: u32, leaves: &'a L, budget: u64) -> Self {
+    pub(crate) fn new(
+        rules: Rules,
+        repetition: Repetition,
+        seeds: u32,
+        leaves: &'a L,
+        budget: u64,
+    ) -> Self {
         Search {
             rules,
-            ends_at,
+            repetition,
             seeds,
             leaves,
             before: vec![NONE],
@@ -136,7 +127,6 @@ impl<'a, L: Leaves> Search<'a, L> {
             nodes: 0,
             budget,
             out_of_budget: false,
-            cut_by_depth: false,
         }
     }
 
@@ -180,12 +170,12 @@ impl<'a, L: Leaves> Search<'a, L> {
 
     /// How often the position is on the path. (A scan: the path is short next to what a
     /// hash of every position entered costs, measured at 26% of a search's time.)
-    fn count(&self, bits: u128, side: bool) -> u8 {
+    fn count(&self, bits: u128, side: bool) -> usize {
         self.count_key(Self::key(bits, side))
     }
 
-    fn count_key(&self, key: u128) -> u8 {
-        self.entries.iter().filter(|q| q.key == key).count() as u8
+    fn count_key(&self, key: u128) -> usize {
+        self.entries.iter().filter(|q| q.key == key).count()
     }
 
     /// The widened interval of a position about to be entered (not yet on the path), for
@@ -237,9 +227,10 @@ impl<'a, L: Leaves> Search<'a, L> {
     /// mover below `e`); see [`Search::leaf`].
     fn no_danger(&self, bits: u128, side: bool, e: i32, for_mover: bool) -> bool {
         let own = Self::key(bits, side);
-        let last = self.ends_at - 1;
+        let first = self.repetition == Repetition::First;
         self.entries.iter().all(|q| {
-            if q.key == own || (self.ends_at > 2 && self.count_key(q.key) != last) {
+            // Only a position that ends the game at its next occurrence is a danger.
+            if q.key == own || (!first && !self.repetition.ends_game(self.count_key(q.key))) {
                 return true;
             }
             let same = q.side == side;
@@ -261,70 +252,162 @@ impl<'a, L: Leaves> Search<'a, L> {
         Ok(self.widened(known.fresh, false))
     }
 
-    /// Whether the root's mover scores at least `d`; iteratively deepened until a depth
-    /// is not what stopped it, or the budget is spent.
+    /// Whether the root's mover scores at least `d`, proved or disproved within the
+    /// budget.
     pub(crate) fn at_least(&mut self, root: u128, d: i32) -> Result<Tri, L::Error> {
         let known = self.leaves.in_layer(root, self.seeds)?;
         let leaf = self.leaf(root, false, &known, d);
         if leaf != Tri::Unknown || self.rules.packed_turn(root).over.is_some() {
             return Ok(leaf);
         }
-        let mut depth = 8u32;
-        loop {
-            self.cut_by_depth = false;
-            let r = self.node(root, false, known.memoryless, d, depth)?;
-            if r != Tri::Unknown || !self.cut_by_depth || self.out_of_budget {
-                return Ok(r);
-            }
-            depth = depth.saturating_mul(2);
-        }
+        self.proof_numbers(root, known.memoryless, d)
     }
 
     /// Whether the budget ran out.
     pub(crate) fn exhausted(&self) -> bool {
         self.out_of_budget
     }
+}
 
-    /// The threshold test at a position whose widened interval did not decide it (the
-    /// caller checked), entered on the path for the time it is explored.
-    fn node(
-        &mut self,
-        bits: u128,
-        side: bool,
-        memoryless: (i8, i8),
-        d: i32,
-        depth: u32,
-    ) -> Result<Tri, L::Error> {
-        self.nodes += 1;
-        if self.nodes > self.budget {
-            self.out_of_budget = true;
-            return Ok(Tri::Unknown);
+/// Proof and disproof numbers: "no way to prove (or disprove) this", and where sums stop.
+const INF: u32 = u32::MAX / 2;
+
+/// The most nodes a proof-number tree holds (about 800 MB): past it the search stops as if
+/// out of budget.
+const TREE_LIMIT: usize = 1 << 24;
+
+/// A position of the proof-number tree: one line from the root (the tree does not merge
+/// transpositions, since what a position is worth depends on the line that reached it).
+#[derive(Clone, Copy)]
+struct PnNode {
+    bits: u128,
+    side: bool,
+    memoryless: (i8, i8),
+    /// For the node's mover and its threshold: how many frontier nodes must still be proved
+    /// to prove "at least the threshold" (`pn`), or to disprove it (`dn`); 0 once proved
+    /// (disproved), [`INF`] when it cannot be.
+    pn: u32,
+    dn: u32,
+    /// Its children, `first..first + count` in the tree; none before it is expanded.
+    first: u32,
+    count: u8,
+}
+
+impl PnNode {
+    /// Nothing left to search below it: proved, disproved, or neither possible.
+    fn settled(&self) -> bool {
+        self.pn == 0 || self.dn == 0 || (self.pn >= INF && self.dn >= INF)
+    }
+}
+
+impl<'a, L: Leaves> Search<'a, L> {
+    /// The threshold test at the root by proof-number search (Allis): expand the most
+    /// proving frontier node, the one on the line that picks, at every node, the child
+    /// whose disproof would prove its parent soonest; numbers in negamax form (a node's
+    /// `pn` is the least `dn` of its children, its `dn` the sum of their `pn`). A
+    /// measured choice: against an iteratively deepened depth-first search with the same
+    /// leaves, abapa's layer 4 is proved whole in 0.85 M nodes where that search left 4
+    /// positions open after 6.6 M, and layer 6 is 99.2 % exact instead of 97.1 %.
+    fn proof_numbers(&mut self, root: u128, memoryless: (i8, i8), d: i32) -> Result<Tri, L::Error> {
+        let mut tree = vec![PnNode {
+            bits: root,
+            side: false,
+            memoryless,
+            pn: 1,
+            dn: 1,
+            first: 0,
+            count: 0,
+        }];
+        // The line from the root to where the next descent starts, every node of it on the
+        // path. After an expansion the numbers are backed up only as far as they change: the
+        // most proving node then still lies below the first node left unchanged (Allis's
+        // current-node enhancement), so the next descent starts there.
+        let mut line: Vec<usize> = Vec::new();
+        let r = loop {
+            let top = tree[0];
+            if top.pn == 0 {
+                break Ok(Tri::Yes);
+            }
+            if top.dn == 0 {
+                break Ok(Tri::No);
+            }
+            if top.settled() {
+                break Ok(Tri::Unknown);
+            }
+            if self.nodes >= self.budget || tree.len() + 6 > TREE_LIMIT {
+                self.out_of_budget = true;
+                break Ok(Tri::Unknown);
+            }
+            if line.is_empty() {
+                line.push(0);
+                self.push(top.bits, top.side, top.memoryless);
+            }
+            let mut at = *line.last().expect("not empty");
+            while tree[at].count > 0 {
+                let n = tree[at];
+                let children = n.first as usize..n.first as usize + usize::from(n.count);
+                at = children
+                    .filter(|&c| !tree[c].settled())
+                    .min_by_key(|&c| (tree[c].dn, tree[c].pn))
+                    .expect("an open node has an open child");
+                line.push(at);
+                self.push(tree[at].bits, tree[at].side, tree[at].memoryless);
+            }
+            let threshold = if line.len() % 2 == 1 { d } else { 1 - d };
+            self.nodes += 1;
+            let before = (tree[at].pn, tree[at].dn);
+            if let Err(e) = self.expand(&mut tree, at, threshold) {
+                break Err(e);
+            }
+            let mut old = before;
+            loop {
+                let i = *line.last().expect("not empty");
+                let n = tree[i];
+                if n.count > 0 {
+                    let children = n.first as usize..n.first as usize + usize::from(n.count);
+                    tree[i].pn = children.clone().map(|c| tree[c].dn).min().unwrap_or(INF);
+                    tree[i].dn = children.fold(0u32, |s, c| s.saturating_add(tree[c].pn).min(INF));
+                }
+                let unchanged = (tree[i].pn, tree[i].dn) == old;
+                if line.len() == 1 || (unchanged && !tree[i].settled()) {
+                    break;
+                }
+                line.pop();
+                self.pop();
+                let parent = *line.last().expect("not empty");
+                old = (tree[parent].pn, tree[parent].dn);
+            }
+        };
+        for _ in 0..line.len() {
+            self.pop();
         }
-        let turn = self.rules.packed_turn(bits);
-        if let Some(v) = turn.over {
-            return Ok(Tri::from(i32::from(v) >= d));
-        }
-        if depth == 0 {
-            self.cut_by_depth = true;
-            return Ok(Tri::Unknown);
-        }
-        self.push(bits, side, memoryless);
-        let r = self.moves(&turn, side, d, depth);
-        self.pop();
         r
     }
 
-    /// The moves of the node on top of the path: the leaves first (any of them may prove
-    /// the node at once), then the searched children, most promising first.
-    fn moves(
+    /// Expands tree node `at` (on top of the path) for `threshold`: its moves' leaves
+    /// decide it, or become its children (settled ones with their numbers, the others
+    /// frontier nodes).
+    fn expand(
         &mut self,
-        turn: &crate::rules::PackedTurn,
-        side: bool,
-        d: i32,
-        depth: u32,
-    ) -> Result<Tri, L::Error> {
-        let mut unknown = false;
-        let mut open: Vec<Open> = Vec::with_capacity(6);
+        tree: &mut Vec<PnNode>,
+        at: usize,
+        threshold: i32,
+    ) -> Result<(), L::Error> {
+        let n = tree[at];
+        let turn = self.rules.packed_turn(n.bits);
+        let side = n.side;
+        // The node's numbers when a leaf decides it.
+        let proved = (0, INF);
+        let disproved = (INF, 0);
+        if let Some(v) = turn.over {
+            (tree[at].pn, tree[at].dn) = if i32::from(v) >= threshold {
+                proved
+            } else {
+                disproved
+            };
+            return Ok(());
+        }
+        let first = tree.len();
         for pit in 0..6 {
             if turn.legal & (1 << pit) == 0 {
                 continue;
@@ -332,11 +415,11 @@ impl<'a, L: Leaves> Search<'a, L> {
             let child = turn.children[pit];
             let c = i32::from(turn.captured[pit]);
             // The mover's interval by this move, if it is a leaf.
+            let mut open = None;
             let leaf = if c > 0 {
                 let (l, h) = self.leaves.fresh(child, self.seeds - c as u32)?;
                 Some((c - i32::from(h), c - i32::from(l)))
-            } else if self.count(child, !side) + 1 >= self.ends_at {
-                // The repetition ends the game: each side keeps its own row.
+            } else if self.repetition.ends_game(self.count(child, !side)) {
                 let w = -own_row_bits(child);
                 Some((w, w))
             } else {
@@ -344,39 +427,44 @@ impl<'a, L: Leaves> Search<'a, L> {
                 if known.fresh_from_here {
                     let (l, h) = known.fresh;
                     Some((-i32::from(h), -i32::from(l)))
+                } else if let Some(v) = self.rules.packed_turn(child).over {
+                    Some((-i32::from(v), -i32::from(v)))
                 } else {
-                    match self.leaf(child, !side, &known, 1 - d) {
-                        Tri::No => return Ok(Tri::Yes),
-                        Tri::Yes => {}
+                    match self.leaf(child, !side, &known, 1 - threshold) {
+                        Tri::No => Some((threshold, threshold)),
+                        Tri::Yes => Some((threshold - 1, threshold - 1)),
                         Tri::Unknown => {
-                            open.push((self.widened(known.fresh, !side), child, known.memoryless))
+                            open = Some(known.memoryless);
+                            None
                         }
                     }
-                    None
                 }
             };
-            if let Some((a, b)) = leaf {
-                if a >= d {
-                    return Ok(Tri::Yes);
+            // The child's numbers, for the child's mover (a move that proves the node is a
+            // child disproved).
+            let (pn, dn) = match leaf {
+                Some((a, _)) if a >= threshold => {
+                    tree.truncate(first);
+                    (tree[at].pn, tree[at].dn) = proved;
+                    return Ok(());
                 }
-                if b >= d {
-                    unknown = true;
-                }
-            }
+                Some((_, b)) if b < threshold => proved,
+                Some(_) => (INF, INF),
+                None => (1, 1),
+            };
+            tree.push(PnNode {
+                bits: child,
+                side: !side,
+                memoryless: open.unwrap_or((0, 0)),
+                pn,
+                dn,
+                first: 0,
+                count: 0,
+            });
         }
-        // Most promising for the mover first: the child whose own interval is lowest.
-        open.sort_by_key(|&((l, h), _, _)| l + h);
-        for (_, child, memoryless) in open {
-            match self.node(child, !side, memoryless, 1 - d, depth - 1)? {
-                Tri::No => return Ok(Tri::Yes),
-                Tri::Yes => {}
-                Tri::Unknown => unknown = true,
-            }
-            if self.out_of_budget {
-                return Ok(Tri::Unknown);
-            }
-        }
-        Ok(if unknown { Tri::Unknown } else { Tri::No })
+        tree[at].first = first as u32;
+        tree[at].count = (tree.len() - first) as u8;
+        Ok(())
     }
 }
 
@@ -392,14 +480,14 @@ pub(crate) struct Narrowed {
 /// ends), within `budget` nodes in all.
 pub(crate) fn narrow<L: Leaves>(
     rules: Rules,
-    ends_at: u8,
+    repetition: Repetition,
     root: u128,
     history: &[(u128, bool)],
     leaves: &L,
     budget: u64,
 ) -> Result<Narrowed, L::Error> {
     let seeds = crate::board::seeds_in(root);
-    let mut search = Search::new(rules, ends_at, seeds, leaves, budget).with_history(history)?;
+    let mut search = Search::new(rules, repetition, seeds, leaves, budget).with_history(history)?;
     let (mut low, mut high) = if let Some(v) = rules.packed_turn(root).over {
         (i32::from(v), i32::from(v))
     } else {
