@@ -12,13 +12,14 @@ pub(crate) trait Exchange: Sync {
     /// How many ranks share the layer.
     fn ranks(&self) -> usize;
     /// Sends `send[d]` to rank `d` and returns what every rank sent this one, in rank
-    /// order (what this rank sent itself included).
+    /// order (what this rank sent itself included), each rank's part in any order.
     fn all_to_all(&self, send: &[Vec<u64>]) -> Vec<u64>;
     /// The sum of `x` over the ranks, on every rank.
     fn sum(&self, x: u64) -> u64;
     /// The largest `x` of any rank, on every rank.
     fn max(&self, x: u64) -> u64;
-    /// Every rank's `send`, concatenated in rank order, on rank 0 (empty on the others).
+    /// Every rank's `send`, concatenated in rank order, on rank 0 (empty on the others),
+    /// each rank's part in any order.
     fn gather_to_root(&self, send: &[u64]) -> Vec<u64>;
     /// Bytes this rank has sent to other ranks so far.
     fn bytes_sent(&self) -> u64;

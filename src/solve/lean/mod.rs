@@ -279,6 +279,7 @@ pub(crate) fn build_layer(
     observer: &dyn LeanObserver,
     ex: &dyn Exchange,
 ) -> Result<Option<WrittenLayer>, StoreError> {
+    let sent_before = ex.bytes_sent();
     let bounds = exchange::shares(index::size(n), ex.ranks());
     let (lo, hi) = (bounds[ex.rank()], bounds[ex.rank() + 1]);
     let plan = plan_share(n, hi - lo, opts, distances_level.is_some());
@@ -306,7 +307,8 @@ pub(crate) fn build_layer(
     let written = pass
         .run(alone, opts.checkpoint_every, write, ex)
         .map_err(|e| scratch_advice(e, &pass.dir))?;
-    observer.exchanged(n, ex.sum(ex.bytes_sent()));
+    // This layer's bytes (the count runs over the whole job).
+    observer.exchanged(n, ex.sum(ex.bytes_sent() - sent_before));
     let _ = std::fs::remove_dir_all(&pass.dir);
     if !alone {
         // The layer's folder, once empty (ranks on other nodes have their own).

@@ -140,8 +140,9 @@ impl Pass<'_> {
     }
 
     /// The parents that `children` settle in this rank's share, and the updates for the
-    /// other ranks' shares (each a parent's key and whether the child lost, as a
-    /// [`Settled`]'s bits). A batch of parents' numbers is gathered and their nibbles
+    /// other ranks' shares (each the parent's number in the pass's numbering, times two,
+    /// plus one when the child lost: the numbers of a share are denser than its keys, so
+    /// a sorted batch of them packs smaller on the wire). A batch of parents' numbers is gathered and their nibbles
     /// prefetched before any is updated, as in the in-memory pass.
     pub(super) fn parents(
         &self,
@@ -161,7 +162,7 @@ impl Pass<'_> {
                     batch.push((q - self.lo, parent, lost));
                 } else {
                     let to = exchange::owner(&self.bounds, q);
-                    out[to].push(Settled::from_key(settled::key_of_bits(parent), lost).0);
+                    out[to].push(q << 1 | u64::from(lost));
                 }
             });
             if batch.len() >= PREFETCH_BATCH {
@@ -172,7 +173,8 @@ impl Pass<'_> {
         (found, out)
     }
 
-    /// Applies updates another rank sent (see [`Pass::parents`]).
+    /// Applies updates another rank sent (see [`Pass::parents`]), each rank's sorted (their
+    /// boards found a step from the last, mostly).
     pub(super) fn apply_sent(
         &self,
         sent: &[u64],
@@ -180,19 +182,18 @@ impl Pass<'_> {
     ) -> Result<Vec<Settled>, StoreError> {
         let mut found = Vec::new();
         let mut batch: Vec<(u64, u128, bool)> = Vec::with_capacity(PREFETCH_BATCH + 64);
-        for &bits in sent {
-            let update = Settled(bits);
-            let key = update.key();
-            let (q, bits) = valid_key(self.n, key)
-                .then(|| settled::bits_of(key))
-                .map(|bits| (number_of_bits(bits), bits))
-                .filter(|(q, _)| (self.lo..self.hi).contains(q))
-                .ok_or_else(|| StoreError::Corrupted {
+        let mut boards = index::Cursor::new(self.n);
+        for &update in sent {
+            let (q, lost) = (update >> 1, update & 1 != 0);
+            if !(self.lo..self.hi).contains(&q) {
+                return Err(StoreError::Corrupted {
                     path: self.dir.clone(),
                     what: "another rank sent a position outside this rank's share".into(),
-                })?;
+                });
+            }
+            let bits = swap_rows(boards.bits_at(q));
             nib.prefetch(q - self.lo);
-            batch.push((q - self.lo, bits, update.lost()));
+            batch.push((q - self.lo, bits, lost));
             if batch.len() >= PREFETCH_BATCH {
                 apply_updates(&mut batch, nib, &mut found);
             }
