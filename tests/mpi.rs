@@ -6,7 +6,7 @@
 
 mod common;
 
-use awari::build::{build, BuildOptions, PassChoice};
+use awari::build::{build, BuildOptions};
 use awari::solve::Quiet;
 use awari::store::{table_path, LayerFile, TableKind};
 use awari::Rules;
@@ -35,28 +35,12 @@ fn mpirun(ranks: usize, rules: Rules, top: u32, db: &Path) -> Command {
             &ranks.to_string(),
         ])
         .arg(env!("CARGO_BIN_EXE_awari"))
-        .args([
-            "build",
-            "--mpi",
-            "-q",
-            "--threads",
-            "1",
-            "--rules",
-            rules.name(),
-        ])
-        .args(["--max-seeds", &top.to_string(), "--db"])
-        .arg(db);
+        .args(common::mpi_build_args(rules, top, db));
     cmd
 }
 
 fn reference(rules: Rules, top: u32) -> TempDir {
-    let dir = scratch();
-    let opts = BuildOptions {
-        pass: PassChoice::InMemory,
-        ..BuildOptions::new(dir.path(), rules, top)
-    };
-    build(&opts, &Quiet).unwrap();
-    dir
+    common::in_memory_reference(scratch(), rules, top)
 }
 
 fn ok(out: &Output, what: &str) {

@@ -7,8 +7,6 @@
 
 mod common;
 
-use awari::build::{build, BuildOptions, PassChoice};
-use awari::solve::Quiet;
 use awari::store::{table_path, TableKind};
 use awari::Rules;
 use common::assert_same_files;
@@ -49,28 +47,12 @@ fn on_hosts(hosts: usize, rules: Rules, top: u32, db: &Path) -> Command {
     let mut cmd = Command::new(harness());
     cmd.arg(hosts.to_string())
         .arg(env!("CARGO_BIN_EXE_awari"))
-        .args([
-            "build",
-            "--mpi",
-            "-q",
-            "--threads",
-            "1",
-            "--rules",
-            rules.name(),
-        ])
-        .args(["--max-seeds", &top.to_string(), "--db"])
-        .arg(db);
+        .args(common::mpi_build_args(rules, top, db));
     cmd
 }
 
 fn reference(rules: Rules, top: u32) -> TempDir {
-    let dir = scratch();
-    let opts = BuildOptions {
-        pass: PassChoice::InMemory,
-        ..BuildOptions::new(dir.path(), rules, top)
-    };
-    build(&opts, &Quiet).unwrap();
-    dir
+    common::in_memory_reference(scratch(), rules, top)
 }
 
 fn said(out: &Output) -> String {

@@ -241,22 +241,30 @@ mod tables {
         assert!(matches!(e, Err(ProbeError::History(_))), "{e:?}");
     }
 
+    /// `awari ARGS SHARED`, checked to succeed (or to fail): its standard output and error.
+    fn run(args: &[&str], shared: &[&str], succeeds: bool) -> (String, String) {
+        let mut cmd = awari();
+        cmd.args(args).args(shared);
+        let out = if succeeds {
+            cmd.assert().success()
+        } else {
+            cmd.assert().failure()
+        };
+        let out = out.get_output();
+        (
+            String::from_utf8(out.stdout.clone()).unwrap(),
+            String::from_utf8(out.stderr.clone()).unwrap(),
+        )
+    }
+
     #[test]
     fn command_line_builds_probes_verifies_and_refuses() {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().to_str().unwrap().to_string();
         let args = ["--rules", "abapa", "--db", db.as_str()];
-        awari()
-            .args(["build", "--max-seeds", "3", "-q", "--cycles", "bounds"])
-            .args(args)
-            .assert()
-            .success();
-        let out = awari()
-            .args(["build", "--max-seeds", "3", "--cycles", "own-row-first"])
-            .args(args)
-            .assert()
-            .success();
-        let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+        let build = ["build", "--max-seeds", "3", "--cycles"];
+        run(&[&build[..], &["bounds", "-q"]].concat(), &args, true);
+        let (_, err) = run(&[&build[..], &["own-row-first"]].concat(), &args, true);
         assert!(
             err.contains("layer  3:") && err.contains(" searches, "),
             "{err}"
@@ -264,20 +272,13 @@ mod tables {
 
         // The position after two moves, with its history, as JSON: the library's answer.
         let start = "1 1 0 0 0 0 1 0 0 0 0 0";
-        let out = awari()
-            .args([
-                "probe",
-                "--cycles",
-                "own-row-first",
-                "--json",
-                start,
-                "--moves",
-                "1 1",
-            ])
-            .args(args)
-            .assert()
-            .success();
-        let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+        let probe = ["probe", "--cycles", "own-row-first"];
+        let (json, _) = run(
+            &[&probe[..], &["--json", start, "--moves", "1 1"]].concat(),
+            &args,
+            true,
+        );
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
         let b = BoundsDatabase::open(dir.path(), Rules::ABAPA).unwrap();
         let (at, history) = own_row_history(
             Rules::ABAPA,
@@ -298,74 +299,35 @@ mod tables {
         assert_eq!(v["history"], 2);
         assert_eq!(v["low"], p.low);
         assert_eq!(v["high"], p.high);
-        assert_eq!(v["exact"], p.exact());
-
-        // Text, start, stats and verify.
-        let out = awari()
-            .args(["probe", "--cycles", "own-row-first", start])
-            .args(args)
-            .assert()
-            .success();
-        let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
-        assert!(
-            text.contains("history: 0 positions") && text.contains("best"),
-            "{text}"
-        );
-        // The 12-seed opening needs layers these tables do not have: said, with the build.
-        let out = awari()
-            .args(["start", "--cycles", "own-row-first", "--seeds-per-pit", "1"])
-            .args(args)
-            .assert()
-            .failure();
-        let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
-        assert!(
-            err.contains("not built") && err.contains("awari build"),
-            "{err}"
-        );
-        let out = awari()
-            .args(["verify", "--cycles", "own-row-first"])
-            .args(args)
-            .assert()
-            .success();
-        let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        let (text, _) = run(&["verify", "--cycles", "own-row-first"], &args, true);
         assert_eq!(text.matches("every check holds").count(), 4, "{text}");
-        awari()
-            .args(["stats", "--cycles", "own-row-first", "--json"])
-            .args(args)
-            .assert()
-            .success();
+        run(
+            &["stats", "--cycles", "own-row-first", "--json"],
+            &args,
+            true,
+        );
 
         // Bad input: one line, non-zero, no panic.
         for (bad, says) in [
-            (vec!["--moves", "7"], "not a pit 1..6"),
-            (vec!["--moves", "4"], "not a legal move"),
-            (vec!["--search-budget", "0"], "at least 1 node"),
+            (vec![start, "--moves", "7"], "not a pit 1..6"),
+            (vec![start, "--moves", "4"], "not a legal move"),
+            (vec![start, "--search-budget", "0"], "at least 1 node"),
             (vec!["--batch"], "one position at a time"),
         ] {
-            let mut cmd = awari();
-            cmd.args(["probe", "--cycles", "own-row-first"]).args(args);
-            if bad[0] != "--batch" {
-                cmd.arg(start);
-            }
-            let out = cmd.args(&bad).assert().failure();
-            let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+            let (_, err) = run(&[&probe[..], &bad[..]].concat(), &args, false);
             assert!(
                 err.contains(says) && err.lines().count() == 1,
                 "{bad:?}: {err}"
             );
         }
         // A layer beyond the tables: the bounds' missing layer, with the command.
-        let out = awari()
-            .args([
-                "probe",
-                "--cycles",
-                "own-row-third",
-                "1 1 1 0 0 0 1 1 0 0 0 0",
-            ])
-            .args(args)
-            .assert()
-            .failure();
-        let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+        let third = [
+            "probe",
+            "--cycles",
+            "own-row-third",
+            "1 1 1 0 0 0 1 1 0 0 0 0",
+        ];
+        let (_, err) = run(&third, &args, false);
         assert!(err.contains("not built"), "{err}");
     }
 }

@@ -127,6 +127,32 @@ pub fn library_fixture(root: &Path, rules: Rules, top: u32) -> PathBuf {
     dir
 }
 
+/// Layers `0..=top` of `rules` built into `dir` by the in-memory pass of a single process:
+/// what the partitioned builds are compared with, byte for byte.
+pub fn in_memory_reference(dir: tempfile::TempDir, rules: Rules, top: u32) -> tempfile::TempDir {
+    let opts = BuildOptions {
+        pass: awari::build::PassChoice::InMemory,
+        ..BuildOptions::new(dir.path(), rules, top)
+    };
+    build(&opts, &Quiet).unwrap();
+    dir
+}
+
+/// What follows the program in `awari build --mpi` with one thread a rank: layers
+/// `0..=top` of `rules` into `db`, quietly.
+pub fn mpi_build_args(rules: Rules, top: u32, db: &Path) -> Vec<std::ffi::OsString> {
+    let mut args: Vec<std::ffi::OsString> = ["build", "--mpi", "-q", "--threads", "1", "--rules"]
+        .into_iter()
+        .map(Into::into)
+        .collect();
+    args.push(rules.name().into());
+    args.push("--max-seeds".into());
+    args.push(top.to_string().into());
+    args.push("--db".into());
+    args.push(db.into());
+    args
+}
+
 /// Layers `0..=top` of `awari`, built by the CLI into a new folder under `root` that
 /// outlives the test (a fixture shared by a test binary).
 #[cfg(feature = "cli")]
