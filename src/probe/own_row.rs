@@ -346,15 +346,26 @@ fn local_fault(
     }
     let quiet = (0..6).any(|p| turn.legal & (1 << p) != 0 && turn.captured[p] == 0);
     let n = board.seeds();
-    let captures = own_row::best_of_moves(&turn, |c, child| {
-        (c > 0)
-            .then(|| leaves.fresh(child, n - u32::from(c)))
-            .transpose()
-    })?;
-    Ok(match captures {
-        Some((sure, _)) if sure > h => {
-            Some(format!("a capture gives a sure {sure}, above high {h}"))
+    // The first capture whose sure gain is above `h`, by pit.
+    let mut above: Option<(usize, i8)> = None;
+    let captures = own_row::best_of_moves(&turn, |pit, c, child| {
+        if c == 0 {
+            return Ok::<_, ProbeError>(None);
         }
+        let (cl, ch) = leaves.fresh(child, n - u32::from(c))?;
+        let sure = c as i8 - ch;
+        if sure > h && above.is_none() {
+            above = Some((pit, sure));
+        }
+        Ok(Some((cl, ch)))
+    })?;
+    if let Some((pit, sure)) = above {
+        return Ok(Some(format!(
+            "pit {} captures a sure {sure}, above high {h}",
+            pit + 1
+        )));
+    }
+    Ok(match captures {
         Some(best) if !quiet && best != (l, h) => Some(format!(
             "[{l}, {h}] where its captures give [{}, {}]",
             best.0, best.1

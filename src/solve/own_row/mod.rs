@@ -91,11 +91,11 @@ impl search::Leaves for LayerLeaves<'_> {
 }
 
 /// The best interval over the moves of `turn` (a position still in play) that `child`
-/// values: `child(captured, child)` gives the child's interval for its own mover, or `None`
-/// for a move left out. `None` when every move is left out.
+/// values: `child(pit, captured, child)` gives the child's interval for its own mover, or
+/// `None` for a move left out. `None` when every move is left out.
 pub(crate) fn best_of_moves<E>(
     turn: &crate::rules::PackedTurn,
-    mut child: impl FnMut(u8, u128) -> Result<Option<(i8, i8)>, E>,
+    mut child: impl FnMut(usize, u8, u128) -> Result<Option<(i8, i8)>, E>,
 ) -> Result<Option<(i8, i8)>, E> {
     let mut best: Option<(i8, i8)> = None;
     for pit in 0..6 {
@@ -103,7 +103,7 @@ pub(crate) fn best_of_moves<E>(
             continue;
         }
         let c = turn.captured[pit];
-        if let Some((low, high)) = child(c, turn.children[pit])? {
+        if let Some((low, high)) = child(pit, c, turn.children[pit])? {
             let (l, h) = (c as i8 - high, c as i8 - low);
             best = Some(best.map_or((l, h), |(bl, bh)| (bl.max(l), bh.max(h))));
         }
@@ -124,7 +124,7 @@ fn acyclic_interval(
     if let Some(value) = turn.over {
         return (value, value);
     }
-    let Ok(best) = best_of_moves(&turn, |c, child| {
+    let Ok(best) = best_of_moves(&turn, |_, c, child| {
         let layer = if c > 0 {
             &lower[(n - u32::from(c)) as usize]
         } else {
