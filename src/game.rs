@@ -255,7 +255,7 @@ impl GameRecord {
     /// comes after the end of the game (named with its number, pit and side).
     pub fn replay(&self) -> Result<Game, GameError> {
         let [south, north] = self.captured;
-        if self.start.seeds() + south + north > crate::MAX_SEEDS {
+        if self.start.seeds() + south + north > crate::board::MAX_SEEDS {
             return Err(GameError::TooManySeeds {
                 south,
                 north,

@@ -39,13 +39,14 @@
 //! * [`board`]: a position, always seen from the side to move (parse, print, check);
 //! * [`rules`]: the three rule presets, legal moves, sowing, captures, feeding, the grand
 //!   slam and the end of the game;
-//! * `index`: the perfect hash of a layer, a board's rank among the placements of its
-//!   seeds and back;
-//! * `solve`: the retrograde pass that gives every position of a layer its value and
-//!   distance from the layers below (in memory, or the lean pass for layers that do not
-//!   fit);
-//! * `store`: the layer files (header, checksummed zstd blocks, temporary name and
-//!   rename);
+//! * [`index`]: the perfect hash of a layer, a board's rank among the placements of its
+//!   seeds and back (a program that keeps its own per-position data uses it);
+//! * [`solve`]: the passes that give every position of a layer its value and distance
+//!   from the layers below (in memory, or the lean pass for layers that do not fit), and
+//!   the solvers of the bounds and of the own-row values;
+//! * [`store`]: the kinds of tables ([`Tables`]) and their files ([`store::TableKind`]):
+//!   header, checksummed zstd blocks, temporary name and rename, and what makes a layer
+//!   complete;
 //! * [`build`](mod@build): the driver, layer after layer: resume, memory and disk checks, the pass
 //!   for each layer, the lock on the folder;
 //! * [`probe`]: [`Database`], values, moves, best moves, principal variations, outcomes;
@@ -63,10 +64,13 @@
 //!   after its history ([`own_row_history`]), by the same search from the tables;
 //! * `mpi` (feature `mpi`): the lean pass shared by the ranks of an MPI job.
 //!
-//! `index`, `solve` and `store` are reachable for the crate's own tests, benchmarks and
-//! checking tools but hidden from these pages and not promised to stay as they are: what
-//! a program needs from them is re-exported at the crate root ([`LeanOptions`],
-//! [`SolveObserver`], [`Quiet`], [`StoreError`], …).
+//! Most programs need only the crate root: [`build()`], [`Database`], [`BoundsDatabase`],
+//! [`analyse`], [`verify()`](verify::verify). [`index`], [`solve`] and [`store`] are the
+//! floors under them, public and documented for programs that work at that level (a
+//! training pipeline that ranks boards itself, a tool that reads a table file, a test that
+//! runs a pass against its own reference); what a build, a probe or an observer needs from
+//! them is also re-exported at the root ([`LeanOptions`], [`SolveObserver`], [`Quiet`],
+//! [`StoreError`], [`Tables`], …).
 //!
 //! # Errors
 //!
@@ -102,10 +106,6 @@
 pub mod board;
 pub mod build;
 pub mod game;
-// The index, the passes and the file format: public for the tests, benchmarks and
-// tools that check them from outside, but not part of the face a program needs (what it
-// needs from them is re-exported below).
-#[doc(hidden)]
 pub mod index;
 mod memory;
 #[cfg(feature = "mpi")]
@@ -113,14 +113,12 @@ pub mod mpi;
 pub mod probe;
 pub mod rules;
 pub mod search;
-#[doc(hidden)]
 pub mod solve;
-#[doc(hidden)]
 pub mod store;
 pub mod verify;
 
 pub use board::{Board, BoardError, MAX_SEEDS, PITS, ROW};
-pub use build::{build, BuildError, BuildObserver, BuildOptions, LayerReport, PassChoice, Tables};
+pub use build::{build, BuildError, BuildObserver, BuildOptions, LayerReport, PassChoice};
 pub use game::{Game, GameError, Side};
 pub use probe::{
     own_row_history, Bounds, BoundsDatabase, Database, MoveBounds, MoveValue, Outcome,
@@ -131,4 +129,5 @@ pub use search::{analyse, Analysis, Level, Limits};
 pub use solve::lean::{LeanObserver, LeanOptions};
 pub use solve::{Phase, Quiet, SolveObserver, ThresholdCounts};
 pub use store::StoreError;
+pub use store::Tables;
 pub use verify::{verify, verify_bounds, BoundsCheck, LayerCheck, VerifyError};

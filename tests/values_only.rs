@@ -8,7 +8,7 @@ mod common;
 use awari::build::{build, BuildOptions, PassChoice};
 use awari::solve::lean::LeanOptions;
 use awari::solve::Quiet;
-use awari::store::{layer_state, table_path, LayerFile, LayerState, TableKind};
+use awari::store::{layer_state, table_path, LayerFile, LayerState, TableKind, Tables};
 use awari::verify::{verify, verify_sampled};
 use awari::{Database, PvEnd, Rules};
 use std::path::Path;
@@ -74,7 +74,7 @@ fn both_passes_write_the_same_values_and_no_distances_above_the_chosen_layer() {
                     .unwrap();
                     assert_eq!(file.summary(), values.summary(), "{what}: histogram");
                 }
-                let state = layer_state(dir.path(), rules, n).unwrap();
+                let state = layer_state(dir.path(), rules, Tables::Values, n).unwrap();
                 assert!(matches!(state, LayerState::Complete), "{what}: {state:?}");
             }
         }

@@ -50,8 +50,14 @@ fn layer_missing(py: Python<'_>, message: String, seeds: u32) -> PyErr {
 /// what is missing, and the package's documentation promises the remedy too.
 fn missing_text(e: &ProbeError) -> String {
     match e {
-        ProbeError::LayerMissing { seeds, rules, dir } => format!(
-            "{e}; run: awari build --rules {rules} --max-seeds {seeds} --db {}",
+        ProbeError::LayerMissing {
+            tables,
+            seeds,
+            rules,
+            dir,
+        } => format!(
+            "{e}; run: awari build{} --rules {rules} --max-seeds {seeds} --db {}",
+            cycles_option(*tables),
             awari::store::shell_word(dir)
         ),
         ProbeError::DistancesMissing {
@@ -60,20 +66,26 @@ fn missing_text(e: &ProbeError) -> String {
             "{e}; build the layer again: awari build --rules {rules} --max-seeds {seeds} --db {}",
             awari::store::shell_word(dir)
         ),
-        ProbeError::BoundsMissing { seeds, rules, dir } => format!(
-            "{e}; run: awari build --cycles bounds --rules {rules} --max-seeds {seeds} --db {}",
-            awari::store::shell_word(dir)
-        ),
         ProbeError::Store(_) | ProbeError::History(_) => e.to_string(),
+    }
+}
+
+/// The `awari build` option that selects tables of kind `tables` (with its leading space),
+/// as the command line names them; nothing for the values, the default.
+fn cycles_option(tables: awari::Tables) -> String {
+    match tables {
+        awari::Tables::Values => String::new(),
+        awari::Tables::Bounds => " --cycles bounds".to_string(),
+        awari::Tables::OwnRow(r) => format!(" --cycles own-row-{}", r.name()),
     }
 }
 
 fn probe_error(py: Python<'_>, e: ProbeError) -> PyErr {
     match e {
         // A layer without its distances is not fully built: the same remedy, a build.
-        ProbeError::LayerMissing { seeds, .. }
-        | ProbeError::DistancesMissing { seeds, .. }
-        | ProbeError::BoundsMissing { seeds, .. } => layer_missing(py, missing_text(&e), seeds),
+        ProbeError::LayerMissing { seeds, .. } | ProbeError::DistancesMissing { seeds, .. } => {
+            layer_missing(py, missing_text(&e), seeds)
+        }
         ProbeError::Store(e) => store_error(e),
         ProbeError::History(_) => PyValueError::new_err(e.to_string()),
     }
@@ -378,6 +390,7 @@ impl Database {
                 let seeds = board.seeds();
                 if !db.has_layer(seeds) {
                     let e = ProbeError::LayerMissing {
+                        tables: awari::Tables::Values,
                         seeds,
                         rules: db.rules(),
                         dir: db.dir().to_path_buf(),
@@ -418,8 +431,7 @@ impl Database {
             Err(RowError::Board(row, e)) => Err(PyValueError::new_err(format!("row {row}: {e}"))),
             Err(RowError::Missing(row, e)) => match e {
                 ProbeError::LayerMissing { seeds, .. }
-                | ProbeError::DistancesMissing { seeds, .. }
-                | ProbeError::BoundsMissing { seeds, .. } => Err(layer_missing(
+                | ProbeError::DistancesMissing { seeds, .. } => Err(layer_missing(
                     py,
                     format!("row {row}: {}", missing_text(&e)),
                     seeds,
@@ -460,6 +472,7 @@ impl Database {
         for &n in &wanted {
             let Some(file) = self.inner.layer(n) else {
                 let e = ProbeError::LayerMissing {
+                    tables: awari::Tables::Values,
                     seeds: n,
                     rules: self.inner.rules(),
                     dir: self.inner.dir().to_path_buf(),

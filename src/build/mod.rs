@@ -1,14 +1,15 @@
 //! The build driver: solve layers in order, write each one, skip the ones already built;
 //! for either kind of table ([`Tables`]): the values (with their distances) or the bounds.
 
-mod bounds;
+mod pairs;
 mod prepare;
+mod values;
 
-pub use bounds::bounds_memory_needed;
+pub use crate::store::Tables;
+pub use pairs::bounds_memory_needed;
 pub use prepare::peak_rss;
 pub(crate) use prepare::{physical_memory, prepare};
 
-use prepare::check_disk;
 #[cfg(feature = "mpi")]
 use prepare::prepare_pool;
 
@@ -16,10 +17,8 @@ use crate::index;
 use crate::rules::Rules;
 use crate::solve::lean::{self, LeanObserver, LeanOptions};
 use crate::solve::{self, WORK_BYTES_PER_POSITION};
-use crate::store::{
-    self, Incomplete, LayerFile, LayerState, LayerSummary, StoreError, TableKind, WriteOptions,
-};
-use std::path::{Path, PathBuf};
+use crate::store::{self, Incomplete, LayerState, LayerSummary, StoreError, WriteOptions};
+use std::path::PathBuf;
 use std::time::Instant;
 
 /// The most worker threads a build accepts: far more than any machine this runs on has
@@ -68,22 +67,6 @@ pub struct BuildOptions {
 
 /// The default of [`BuildOptions::search_budget`].
 pub const DEFAULT_SEARCH_BUDGET: u64 = 100_000;
-
-/// The kind of tables a build writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Tables {
-    /// The value of every position, with its distance (endless play shares the seeds).
-    #[default]
-    Values,
-    /// The pair of guaranteed bounds of every position, when endless play ends with each
-    /// side keeping its own row ([`crate::probe::BoundsDatabase`]).
-    Bounds,
-    /// The value of every position with an empty history (the opening, or just after a
-    /// capture) when a repetition ends the game with each side keeping its own row, or
-    /// the interval proved where the search ran out of [`BuildOptions::search_budget`]
-    /// ([`crate::solve::own_row`]). Beside the bounds, in the same folder.
-    OwnRow(crate::solve::own_row::Repetition),
-}
 
 /// Which pass builds a layer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -324,14 +307,18 @@ pub(crate) fn pass_for(choice: PassChoice, n: u32, limit: Option<u64>) -> Pass {
     }
 }
 
-/// Builds every missing layer `0..=max_seeds` in order: for each, the values file and the
-/// distances file (see [`TableKind`]), or with [`Tables::Bounds`] the low and high files
-/// of the bounds. A layer whose values are on disk but whose distances file is missing or
-/// damaged is not complete ([`store::layer_state`]) and is built again. Layers already on
-/// disk are checked (header and block checksums) and read back, since the layers above
-/// them need their values. Scratch another kind of build left for a layer built here is
-/// removed. The rule set's folder is locked for the whole build, and so is the scratch
-/// folder when it is elsewhere, so two builds never write into each other.
+/// Builds every missing layer `0..=max_seeds` of the tables of kind
+/// [`BuildOptions::tables`] in order, through one layer loop for every kind: for each
+/// layer its files, the marker last ([`Tables::marker`]: the values file after the
+/// distances file, the high file of a pair after its low file). A layer whose marker is on
+/// disk but whose companion is missing (or, for the values, damaged) is not complete
+/// ([`store::layer_state`]) and is built again. Layers already on disk are checked (header
+/// and block checksums) and read back when a layer above them is built from memory.
+/// Scratch another kind of build left for a layer built here is removed. The kind's
+/// rule-set folder is locked for the whole build, and so is the scratch folder when it is
+/// elsewhere, so two builds never write into each other. A cancel
+/// ([`crate::SolveObserver::cancelled`]) is honoured between layers and inside the
+/// passes, and nothing of the layer it stopped is written.
 ///
 /// # Errors
 ///
@@ -341,8 +328,8 @@ pub fn build(
     opts: &BuildOptions,
     observer: &dyn BuildObserver,
 ) -> Result<Vec<LayerReport>, BuildError> {
-    if opts.tables != Tables::Values {
-        return bounds::build(opts, observer);
+    if opts.tables.is_pair() {
+        return pairs::build(opts, observer);
     }
     let limit = opts.memory_limit.or_else(physical_memory);
     let need = |n: u32| match pass_for(opts.pass, n, limit) {
@@ -351,7 +338,8 @@ pub fn build(
     };
     let (pool, _lock) = prepare(opts, need, &store::rules_dir(&opts.db, opts.rules))?;
     let _scratch_lock = prepare::lock_scratch(opts)?;
-    pool.install(|| build_in_pool(opts, observer, &lean::Alone))
+    let mut values = values::Values::new(opts, &lean::Alone);
+    pool.install(|| build_layers(opts, observer, &mut values))
 }
 
 #[cfg(feature = "mpi")]
@@ -384,165 +372,54 @@ pub(crate) fn build_partitioned(
     // A barrier: every rank has passed its checks before any starts work. (A rank that
     // refused has returned above; its caller aborts the job.)
     ex.sum(0);
-    pool.install(|| build_in_pool(&opts, observer, ex))
+    let mut values = values::Values::new(&opts, ex);
+    pool.install(|| build_layers(&opts, observer, &mut values))
 }
 
-/// Removes what another kind of build left in the scratch folder of layer `n` before this
-/// one builds it, so that neither trips on the other's files: a single process's lean pass
-/// (`ranks` 1) keeps its checkpoint as files in the folder, and a partitioned build one
-/// subfolder `rank-K` per rank, which it never resumes from. The lean pass about to run
-/// removes the other kind's entries (subfolders for a single process, files for a
-/// partitioned build); the in-memory pass leaves the folder alone until the layer is
-/// written, so that a checkpoint survives a build stopped before then.
-fn clear_foreign_scratch(
-    opts: &BuildOptions,
-    pass: Pass,
-    n: u32,
-    ranks: usize,
-) -> Result<(), BuildError> {
-    if pass != Pass::Lean {
-        return Ok(());
-    }
-    let dir = opts.lean.scratch_for(&opts.db, opts.rules, n);
-    let io_err = |path: &Path, source| {
-        BuildError::Store(StoreError::Io {
-            path: path.to_path_buf(),
-            source,
-        })
-    };
-    let entries = match std::fs::read_dir(&dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(io_err(&dir, e)),
-    };
-    for entry in entries {
-        let entry = entry.map_err(|e| io_err(&dir, e))?;
-        let path = entry.path();
-        let is_dir = entry.file_type().map_err(|e| io_err(&path, e))?.is_dir();
-        let removed = match (is_dir, ranks) {
-            (true, 1) => std::fs::remove_dir_all(&path),
-            (false, r) if r > 1 => std::fs::remove_file(&path),
-            _ => continue,
-        };
-        // Every rank of a partitioned build clears the same folder when they share it, so
-        // a file another rank removed first is no error.
-        if let Err(e) = removed {
-            if e.kind() != std::io::ErrorKind::NotFound {
-                return Err(io_err(&path, e));
-            }
-        }
-    }
-    Ok(())
+/// What the layer loop ([`build_layers`]) needs from one kind of tables: the one thing
+/// that differs between kinds is how a layer is read back and how it is built.
+trait LayerKind {
+    /// Whether building layer `m` reads the layers below it from memory: a layer on disk is
+    /// then read back whole for it.
+    fn reads_lower(&self, m: u32) -> bool;
+    /// Layer `n`, complete on disk: checked, and kept in memory if `needed` (a layer above
+    /// it that is built reads it there).
+    fn read_back(&mut self, n: u32, needed: bool) -> Result<LayerReport, BuildError>;
+    /// Layer `n`, built and written (its marker file last). Nothing of a cancelled layer
+    /// reaches the disk.
+    fn build(&mut self, n: u32, observer: &dyn BuildObserver) -> Result<LayerReport, BuildError>;
 }
 
-/// Removes the lean scratch folder of layer `n`, whose files are whole: nothing in it is of
-/// use any more (a big layer's runs take gigabytes). Leaving it costs only disk, so a
-/// failure to remove it does not fail the build.
-fn remove_scratch_of_whole_layer(opts: &BuildOptions, n: u32) {
-    let _ = std::fs::remove_dir_all(opts.lean.scratch_for(&opts.db, opts.rules, n));
-    // And the folder of a build given another --scratch, as its note says.
-    let note = scratch_note(opts, n);
-    if let Ok(root) = std::fs::read_to_string(&note) {
-        let _ = std::fs::remove_dir_all(scratch_under(opts, root.trim_end_matches('\n'), n));
-        let _ = std::fs::remove_file(&note);
-    }
-}
-
-/// The note in the rule set's folder that names the `--scratch` folder of layer `n`'s lean
-/// pass, when a build was given one: a build given another (or none) finds the checkpoint
-/// there through it, instead of starting afresh beside it without a word.
-fn scratch_note(opts: &BuildOptions, n: u32) -> PathBuf {
-    store::rules_dir(&opts.db, opts.rules).join(format!("lean-{n:02}.scratch"))
-}
-
-/// The scratch folder of layer `n` under the `--scratch` folder `root`.
-fn scratch_under(opts: &BuildOptions, root: &str, n: u32) -> PathBuf {
-    let with = lean::LeanOptions {
-        scratch: Some(PathBuf::from(root)),
-        ..lean::LeanOptions::default()
-    };
-    with.scratch_for(&opts.db, opts.rules, n)
-}
-
-/// Before a single process's lean pass of layer `n`: refuses when a checkpoint of the
-/// layer lies in the scratch folder of a build given another `--scratch` (it would be
-/// abandoned without a word), else notes this build's `--scratch` folder, if it has one,
-/// for the next build to find.
-fn note_scratch(opts: &BuildOptions, n: u32) -> Result<(), BuildError> {
-    let note = scratch_note(opts, n);
-    let absolute = |p: PathBuf| std::path::absolute(&p).unwrap_or(p);
-    let here = absolute(opts.lean.scratch_for(&opts.db, opts.rules, n));
-    if let Ok(text) = std::fs::read_to_string(&note) {
-        let root = PathBuf::from(text.trim_end_matches('\n'));
-        let dir = scratch_under(opts, text.trim_end_matches('\n'), n);
-        if absolute(dir.clone()) != here && lean::has_checkpoint(&dir) {
-            return Err(BuildError::ScratchElsewhere {
-                seeds: n,
-                root,
-                dir,
-            });
-        }
-    }
-    // Noted only when it is not the default folder, which every build looks in.
-    let default = absolute(lean::scratch_dir(&opts.db, opts.rules, n));
-    let here = opts
-        .lean
-        .scratch
-        .clone()
-        .filter(|_| here != default)
-        .map(absolute);
-    let io_err = |source| {
-        BuildError::Store(StoreError::Io {
-            path: note.clone(),
-            source,
-        })
-    };
-    match here {
-        Some(root) => std::fs::write(&note, format!("{}\n", root.display())).map_err(io_err),
-        None => match std::fs::remove_file(&note) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io_err(e)),
-            _ => Ok(()),
-        },
-    }
-}
-
-fn build_in_pool(
+/// The layer loop every kind of tables shares: each layer's state decided once, up front
+/// ([`store::layer_state`]); layers on disk read back, the others built in order; a
+/// cancel honoured between layers (and inside a layer by the kinds that poll it).
+fn build_layers(
     opts: &BuildOptions,
     observer: &dyn BuildObserver,
-    ex: &dyn lean::Exchange,
+    kind: &mut dyn LayerKind,
 ) -> Result<Vec<LayerReport>, BuildError> {
-    let limit = opts.memory_limit.or_else(physical_memory);
-    // Each layer's state, decided once and in one place ([`store::layer_state`]): a layer
-    // with its values but a missing or damaged distances file is built again, since a
-    // principal variation without its distances would have to search.
     let states = (0..=opts.max_seeds)
-        .map(|n| store::layer_state(&opts.db, opts.rules, n))
+        .map(|n| store::layer_state(&opts.db, opts.rules, opts.tables, n))
         .collect::<Result<Vec<_>, _>>()
         .map_err(existing_layer_error)?;
-    let complete = |m: u32| matches!(states[m as usize], LayerState::Complete);
-    let missing = |m: u32| !complete(m);
-    let in_memory = |m: u32| pass_for(opts.pass, m, limit) == Pass::InMemory;
-    // Lower layers in memory, for the in-memory pass; empty for the others.
-    let mut layers: Vec<Vec<i8>> = Vec::new();
+    let missing = |m: u32| !matches!(states[m as usize], LayerState::Complete);
     let mut reports = Vec::new();
     for n in 0..=opts.max_seeds {
         let started = Instant::now();
         if observer.cancelled() {
             return Err(BuildError::Cancelled { seeds: n });
         }
-        let report = if complete(n) {
-            // A build stopped after the layer's files were renamed into place, but before
-            // its scratch folder was removed, left that folder behind.
-            remove_scratch_of_whole_layer(opts, n);
-            // A layer is read into memory only if the in-memory pass will build a layer
-            // above it.
-            let needed = (n + 1..=opts.max_seeds).any(|m| missing(m) && in_memory(m));
-            layer_on_disk(opts, n, needed, &mut layers)?
-        } else {
-            if let LayerState::Incomplete(why) = &states[n as usize] {
-                observer.layer_incomplete(n, why);
+        let report = match &states[n as usize] {
+            LayerState::Complete => {
+                let needed = (n + 1..=opts.max_seeds).any(|m| missing(m) && kind.reads_lower(m));
+                kind.read_back(n, needed)?
             }
-            build_layer(opts, n, limit, &mut layers, observer, ex)?
+            state => {
+                if let LayerState::Incomplete(why) = state {
+                    observer.layer_incomplete(n, why);
+                }
+                kind.build(n, observer)?
+            }
         };
         let report = LayerReport {
             seconds: started.elapsed().as_secs_f64(),
@@ -552,158 +429,4 @@ fn build_in_pool(
         reports.push(report);
     }
     Ok(reports)
-}
-
-/// A complete layer on disk: checked, and read into `layers` if `needed` (reading it back
-/// checks every block's checksum on the way).
-fn layer_on_disk(
-    opts: &BuildOptions,
-    n: u32,
-    needed: bool,
-    layers: &mut Vec<Vec<i8>>,
-) -> Result<LayerReport, BuildError> {
-    let path = store::layer_path(&opts.db, opts.rules, n);
-    let file = LayerFile::open(&path, opts.rules, n).map_err(existing_layer_error)?;
-    if needed {
-        layers.push(file.read_all().map_err(existing_layer_error)?);
-    } else {
-        file.check_blocks().map_err(existing_layer_error)?;
-        layers.push(Vec::new());
-    }
-    Ok(LayerReport {
-        seeds: n,
-        positions: file.positions(),
-        built: false,
-        seconds: 0.0,
-        bytes: file.bytes(),
-        summary: file.summary().clone(),
-        exact: None,
-        searched: None,
-    })
-}
-
-/// The write options of the distances files.
-fn distances_write(opts: &BuildOptions) -> WriteOptions {
-    WriteOptions {
-        zstd_level: opts.write.zstd_level.min(DISTANCES_ZSTD_LEVEL),
-        ..opts.write
-    }
-}
-
-/// Builds layer `n` with the pass the options and the memory `limit` choose.
-fn build_layer(
-    opts: &BuildOptions,
-    n: u32,
-    limit: Option<u64>,
-    layers: &mut Vec<Vec<i8>>,
-    observer: &dyn BuildObserver,
-    ex: &dyn lean::Exchange,
-) -> Result<LayerReport, BuildError> {
-    let pass = pass_for(opts.pass, n, limit);
-    if pass == Pass::Lean && ex.ranks() == 1 {
-        note_scratch(opts, n)?;
-    }
-    clear_foreign_scratch(opts, pass, n, ex.ranks())?;
-    check_disk(opts, pass, n)?;
-    if opts.pass == PassChoice::Auto {
-        observer.pass_chosen(n, pass, memory_needed(n), limit);
-    }
-    observer.layer_started(n, index::size(n));
-    let written = match pass {
-        Pass::InMemory => build_in_memory(opts, n, layers, observer)?,
-        Pass::Lean => build_lean(opts, n, layers, observer, ex)?,
-    };
-    Ok(LayerReport {
-        seeds: n,
-        positions: index::size(n),
-        built: true,
-        seconds: 0.0,
-        bytes: written.bytes,
-        summary: written.summary,
-        exact: None,
-        searched: None,
-    })
-}
-
-/// Layer `n` by the in-memory pass, from the lower layers in `layers` (it joins them).
-fn build_in_memory(
-    opts: &BuildOptions,
-    n: u32,
-    layers: &mut Vec<Vec<i8>>,
-    observer: &dyn BuildObserver,
-) -> Result<store::WrittenLayer, BuildError> {
-    let solved = solve::solve_layer(opts.rules, n, &*layers, observer);
-    // A cancelled pass returns garbage: it must never reach the disk.
-    if observer.cancelled() {
-        return Err(BuildError::Cancelled { seeds: n });
-    }
-    // Distances first: a values file on disk marks a finished layer, so the layer is never
-    // taken as done without its distances.
-    let summary = LayerSummary::from_values(n, &solved.values);
-    if opts.keeps_distances(n) {
-        store::write_table(
-            &opts.db,
-            opts.rules,
-            TableKind::Distances,
-            &solved.distances,
-            summary,
-            distances_write(opts),
-        )?;
-    } else {
-        store::write_without_entries(
-            &opts.db,
-            opts.rules,
-            TableKind::Distances,
-            summary,
-            distances_write(opts),
-        )?;
-    }
-    drop(solved.distances);
-    let written = store::write_layer(&opts.db, opts.rules, n, &solved.values, opts.write)?;
-    layers.push(solved.values);
-    // A lean checkpoint of this layer (a build stopped with the other pass).
-    remove_scratch_of_whole_layer(opts, n);
-    Ok(written)
-}
-
-/// Layer `n` by the lean pass, which reads the lower layers from their files.
-fn build_lean(
-    opts: &BuildOptions,
-    n: u32,
-    layers: &mut Vec<Vec<i8>>,
-    observer: &dyn BuildObserver,
-    ex: &dyn lean::Exchange,
-) -> Result<store::WrittenLayer, BuildError> {
-    // The lean pass reads the lower layers from their files: free them.
-    layers.iter_mut().for_each(|l| *l = Vec::new());
-    let written = lean::build_layer(
-        &opts.db,
-        opts.rules,
-        n,
-        &opts.lean,
-        opts.write,
-        opts.keeps_distances(n)
-            .then_some(distances_write(opts).zstd_level),
-        observer,
-        ex,
-    )
-    .map_err(existing_layer_error)?;
-    if ex.ranks() == 1 {
-        // The pass removed its scratch folder, the one the note names.
-        let _ = std::fs::remove_file(scratch_note(opts, n));
-    }
-    layers.push(Vec::new());
-    Ok(match written {
-        Some(w) => w,
-        // Another rank wrote it; it is there (the pass waits for that).
-        None => {
-            let path = store::layer_path(&opts.db, opts.rules, n);
-            let file = LayerFile::open(&path, opts.rules, n).map_err(existing_layer_error)?;
-            store::WrittenLayer {
-                path,
-                bytes: file.bytes(),
-                summary: file.summary().clone(),
-            }
-        }
-    })
 }

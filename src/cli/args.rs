@@ -45,6 +45,44 @@ pub enum Cycles {
 }
 
 impl Cycles {
+    /// The kind of tables that answers under this rule: the one place the command line
+    /// chooses a kind.
+    pub fn tables(self) -> awari::Tables {
+        match self {
+            Cycles::Share => awari::Tables::Values,
+            Cycles::Bounds => awari::Tables::Bounds,
+            Cycles::OwnRowFirst => awari::Tables::OwnRow(awari::Repetition::First),
+            Cycles::OwnRowThird => awari::Tables::OwnRow(awari::Repetition::Third),
+        }
+    }
+
+    /// The rule whose tables are of kind `tables`.
+    pub fn of(tables: awari::Tables) -> Cycles {
+        [
+            Cycles::Share,
+            Cycles::Bounds,
+            Cycles::OwnRowFirst,
+            Cycles::OwnRowThird,
+        ]
+        .into_iter()
+        .find(|c| c.tables() == tables)
+        .unwrap_or(Cycles::Share)
+    }
+
+    /// The option a command needs to select tables of kind `tables` (with its leading
+    /// space), or nothing for the values, the default.
+    pub fn option_for(tables: awari::Tables) -> String {
+        match Cycles::of(tables) {
+            Cycles::Share => String::new(),
+            c => format!(
+                " --cycles {}",
+                c.to_possible_value()
+                    .map(|v| v.get_name().to_string())
+                    .unwrap_or_default()
+            ),
+        }
+    }
+
     /// The own-row rule's repetition, for the two kinds of own-row values.
     pub fn repetition(self) -> Option<awari::Repetition> {
         match self {

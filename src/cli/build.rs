@@ -1,20 +1,64 @@
 //! `awari build`: every missing layer of the values or of the bounds, through the one
 //! library entry point ([`awari::build::build`]).
 
-use super::args::{BuildArgs, Cycles, LeanArgs, TableArgs};
+use super::args::{BuildArgs, LeanArgs, TableArgs};
 use super::output::{self, say, tell};
-use super::progress::{BoundsProgress, BuildProgress, NO_LAYER};
+use super::progress::{BuildProgress, NO_LAYER};
 use anyhow::{bail, Context, Result};
 use awari::build::{self, BuildOptions, LayerReport, PassChoice, Tables};
 use awari::solve::lean::LeanOptions;
-use awari::store::{temporary_path, TableKind, WriteOptions};
+use awari::store::WriteOptions;
 use std::sync::atomic::Ordering::Relaxed;
 
-/// Runs `build`.
+/// Runs `build`: the tables the `--cycles` rule selects, through the one library entry
+/// point; the values may also be built by the ranks of an MPI job.
 pub fn run(tables: &TableArgs, build: &BuildArgs, lean: &LeanArgs) -> Result<bool> {
-    match tables.cycles {
-        Cycles::Share => values(tables, build, lean),
-        Cycles::Bounds | Cycles::OwnRowFirst | Cycles::OwnRowThird => bounds(tables, build, lean),
+    let kind = tables.cycles.tables();
+    let mut opts = build_options(tables, build)?;
+    if kind.is_pair() {
+        if let Some(flag) = lean.first_given() {
+            bail!("{flag} is for the values' build; the bounds' build has one pass, in memory");
+        }
+        if tables.search_budget == 0 {
+            bail!("--search-budget must be at least 1 node");
+        }
+    } else {
+        (opts.pass, opts.lean) = lean_options(lean)?;
+        opts.distances_up_to = lean.distances_up_to;
+        if lean.mpi {
+            return values_mpi(opts, build.quiet);
+        }
+    }
+    output::keep_going_without_stdout();
+    let progress = BuildProgress::new(build.quiet, !kind.is_pair());
+    on_ctrl_c(&progress)?;
+    let started = std::time::Instant::now();
+    let result = build::build(&opts, &progress);
+    if progress.stop.load(Relaxed) {
+        interrupted(&opts, &result);
+    }
+    let reports = result?;
+    let folder = awari::store::rules_dir(&kind.root(&opts.db), opts.rules);
+    summary(
+        &what(kind, &opts),
+        &reports,
+        &folder.display().to_string(),
+        started,
+    );
+    output::stdout_result()?;
+    Ok(true)
+}
+
+/// What a build of `kind` builds, for its last line.
+fn what(kind: Tables, opts: &BuildOptions) -> String {
+    match kind {
+        Tables::Values => format!("layers of '{}'", opts.rules),
+        Tables::Bounds => format!("bounds layers of '{}'", opts.rules),
+        Tables::OwnRow(r) => format!(
+            "own-row layers ({} repetition ends the game) of '{}'",
+            r.name(),
+            opts.rules
+        ),
     }
 }
 
@@ -35,12 +79,7 @@ fn build_options(tables: &TableArgs, args: &BuildArgs) -> Result<BuildOptions> {
             block_size: args.block_size,
             zstd_level: args.zstd_level,
         },
-        tables: match tables.cycles {
-            Cycles::Share => Tables::Values,
-            Cycles::Bounds => Tables::Bounds,
-            Cycles::OwnRowFirst => Tables::OwnRow(awari::Repetition::First),
-            Cycles::OwnRowThird => Tables::OwnRow(awari::Repetition::Third),
-        },
+        tables: tables.cycles.tables(),
         search_budget: tables.search_budget,
         ..BuildOptions::new(tables.db.db.clone(), tables.db.rules, args.max_seeds)
     })
@@ -82,65 +121,46 @@ fn summary(what: &str, reports: &[LayerReport], place: &str, started: std::time:
     );
 }
 
-fn values(tables: &TableArgs, args: &BuildArgs, lean: &LeanArgs) -> Result<bool> {
-    let mut opts = build_options(tables, args)?;
-    (opts.pass, opts.lean) = lean_options(lean)?;
-    opts.distances_up_to = lean.distances_up_to;
-    if lean.mpi {
-        return values_mpi(opts, args.quiet);
-    }
-    output::keep_going_without_stdout();
-    let progress = BuildProgress::new(!args.quiet);
-    values_on_ctrl_c(&opts, &progress)?;
-    let started = std::time::Instant::now();
-    let reports = build::build(&opts, &progress)?;
-    let folder = awari::store::rules_dir(&opts.db, opts.rules);
-    let what = format!("layers of '{}'", opts.rules);
-    summary(&what, &reports, &folder.display().to_string(), started);
-    output::stdout_result()?;
-    Ok(true)
-}
-
-/// Ctrl-C: say what was lost and how to go on. Layers already on disk are whole (each is
-/// renamed into place when complete); the one being built is dropped with its temporary
-/// files, and the same command resumes there.
-fn values_on_ctrl_c(opts: &BuildOptions, progress: &BuildProgress) -> Result<()> {
+/// Ctrl-C: the first asks the library to stop ([`awari::SolveObserver::cancelled`]), which it
+/// does at its next check, removing what it was writing (a lean pass keeps its last
+/// checkpoint); the build then says what is whole and how to go on. A second Ctrl-C stops
+/// at once: the layer being written may then leave its temporary files, which the next
+/// build of that layer writes over.
+fn on_ctrl_c(progress: &BuildProgress) -> Result<()> {
+    let stop = progress.stop.clone();
     let building = progress.building.clone();
-    let since = progress.building_since.clone();
-    let (db, rules, lean) = (opts.db.clone(), opts.rules, opts.lean.clone());
     ctrlc::set_handler(move || {
-        let n = building.load(Relaxed);
-        if n == NO_LAYER {
-            tell!("\ninterrupted between layers; every layer on disk is whole, and the same command resumes the build");
-        } else if written_since(&awari::store::layer_path(&db, rules, n), &since) {
-            // Its files renamed into place (its values last), the layer not yet reported.
-            tell!(
-                "\ninterrupted after layer {n} was written; layers up to it are whole on disk, and the same command resumes at layer {}",
-                n + 1
-            );
-        } else {
-            for kind in [TableKind::Values, TableKind::Distances] {
-                let _ = std::fs::remove_file(temporary_path(&db, rules, n, kind));
-            }
-            let scratch = lean.scratch_for(&db, rules, n);
-            if scratch.exists() {
-                tell!("\ninterrupted while building layer {n}; layers below it are whole on disk, and the same command resumes layer {n} from its last checkpoint in {}", scratch.display());
-            } else {
-                tell!("\ninterrupted while building layer {n}; layers below it are whole on disk, and the same command resumes at layer {n}");
-            }
+        if !stop.swap(true, Relaxed) {
+            tell!("\nstopping (Ctrl-C again stops at once)");
+            return;
+        }
+        match building.load(Relaxed) {
+            NO_LAYER => tell!("\nstopped between layers; every layer on disk is whole, and the same command resumes the build"),
+            n => tell!("\nstopped at once while building layer {n}; layers below it are whole on disk, and the same command resumes at layer {n}"),
         }
         std::process::exit(130);
     })
     .context("installing the Ctrl-C handler")
 }
 
-/// Whether the values file `path` was written since the time in `since` (the layer's
-/// start): the layer is whole.
-fn written_since(path: &std::path::Path, since: &std::sync::Mutex<std::time::SystemTime>) -> bool {
-    let since = *since.lock().unwrap_or_else(|e| e.into_inner());
-    std::fs::metadata(path)
-        .and_then(|m| m.modified())
-        .is_ok_and(|t| t >= since)
+/// After a Ctrl-C: says what is whole and how to go on, and ends the process (130, the
+/// exit of an interrupted command), whether the build stopped or had just finished. A build
+/// that failed for another reason returns, to be reported as any error is.
+fn interrupted(opts: &BuildOptions, result: &Result<Vec<LayerReport>, build::BuildError>) {
+    let layer = opts.tables.layer_name();
+    match result {
+        Err(build::BuildError::Cancelled { seeds: n }) => {
+            let scratch = opts.lean.scratch_for(&opts.db, opts.rules, *n);
+            if !opts.tables.is_pair() && scratch.exists() {
+                tell!("interrupted while building {layer} {n}; layers below it are whole on disk, and the same command resumes layer {n} from its last checkpoint in {}", scratch.display());
+            } else {
+                tell!("interrupted while building {layer} {n}; layers below it are whole on disk, and the same command resumes at layer {n}");
+            }
+        }
+        Err(_) => return,
+        Ok(_) => tell!("interrupted after the last layer; every {layer} on disk is whole"),
+    }
+    std::process::exit(130)
 }
 
 /// `build --mpi`: this process is one rank of an MPI job; rank 0 shows the progress and
@@ -150,7 +170,7 @@ fn values_mpi(opts: BuildOptions, quiet: bool) -> Result<bool> {
     let cluster = awari::mpi::Cluster::init()?;
     output::keep_going_without_stdout();
     let root = cluster.rank() == 0;
-    let progress = BuildProgress::new(!quiet && root);
+    let progress = BuildProgress::new(quiet || !root, true);
     let observer: &dyn build::BuildObserver = if root {
         &progress
     } else {
@@ -189,57 +209,4 @@ fn values_mpi(opts: BuildOptions, quiet: bool) -> Result<bool> {
 #[cfg(not(feature = "mpi"))]
 fn values_mpi(_opts: BuildOptions, _quiet: bool) -> Result<bool> {
     bail!("this awari was built without MPI; build it with: cargo build --release --features mpi")
-}
-
-fn bounds(tables: &TableArgs, args: &BuildArgs, lean: &LeanArgs) -> Result<bool> {
-    if let Some(flag) = lean.first_given() {
-        bail!("{flag} is for the values' build; the bounds' build has one pass, in memory");
-    }
-    if tables.search_budget == 0 {
-        bail!("--search-budget must be at least 1 node");
-    }
-    let opts = build_options(tables, args)?;
-    output::keep_going_without_stdout();
-    let progress = BoundsProgress::new(args.quiet);
-    bounds_on_ctrl_c(&opts, &progress)?;
-    let started = std::time::Instant::now();
-    let reports = build::build(&opts, &progress)?;
-    let folder = awari::store::rules_dir(&awari::store::bounds_dir(&opts.db), opts.rules);
-    let what = match tables.cycles.repetition() {
-        Some(r) => format!(
-            "own-row layers ({} repetition ends the game) of '{}'",
-            r.name(),
-            opts.rules
-        ),
-        None => format!("bounds layers of '{}'", opts.rules),
-    };
-    summary(&what, &reports, &folder.display().to_string(), started);
-    output::stdout_result()?;
-    Ok(true)
-}
-
-/// Ctrl-C during a build of the bounds, as during the values' build: the layer being
-/// built loses its temporary files, and the message says what is whole and how to go on.
-/// (A layer is complete once its high file, written last, is renamed into place.)
-fn bounds_on_ctrl_c(opts: &BuildOptions, progress: &BoundsProgress) -> Result<()> {
-    let building = progress.building.clone();
-    let root = awari::store::bounds_dir(&opts.db);
-    let (rules, top) = (opts.rules, opts.max_seeds);
-    let kinds = match opts.tables {
-        Tables::OwnRow(r) => [TableKind::OwnRowLow(r), TableKind::OwnRowHigh(r)],
-        _ => [TableKind::BoundsLow, TableKind::BoundsHigh],
-    };
-    ctrlc::set_handler(move || {
-        let n = building.load(Relaxed);
-        for kind in kinds {
-            let _ = std::fs::remove_file(temporary_path(&root, rules, n, kind));
-        }
-        if n > top {
-            tell!("\ninterrupted after the last layer; every bounds layer on disk is whole");
-        } else {
-            tell!("\ninterrupted while building bounds layer {n}; layers below it are whole on disk, and the same command resumes at layer {n}");
-        }
-        std::process::exit(130);
-    })
-    .context("installing the Ctrl-C handler")
 }

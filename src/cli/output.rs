@@ -154,25 +154,31 @@ fn with_advice(cause: &(dyn std::error::Error + 'static)) -> Option<String> {
     use awari::store::shell_word;
     use awari::verify::VerifyError;
 
-    let build = |rules: &dyn std::fmt::Display, seeds: u32, dir: &std::path::Path| {
+    let build_of = |tables, rules: &dyn std::fmt::Display, seeds: u32, dir: &std::path::Path| {
         format!(
-            "awari build --rules {rules} --max-seeds {seeds} --db {}",
+            "awari build{} --rules {rules} --max-seeds {seeds} --db {}",
+            super::args::Cycles::option_for(tables),
             shell_word(dir)
         )
     };
+    let build = |rules: &dyn std::fmt::Display, seeds, dir: &std::path::Path| {
+        build_of(awari::Tables::Values, rules, seeds, dir)
+    };
     let probe = |e: &ProbeError| match e {
-        ProbeError::LayerMissing { seeds, rules, dir } => {
-            Some(format!("{e}; run: {}", build(rules, *seeds, dir)))
-        }
+        ProbeError::LayerMissing {
+            tables,
+            seeds,
+            rules,
+            dir,
+        } => Some(format!(
+            "{e}; run: {}",
+            build_of(*tables, rules, *seeds, dir)
+        )),
         ProbeError::DistancesMissing {
             seeds, rules, dir, ..
         } => Some(format!(
             "{e}; build the layer again: {}",
             build(rules, *seeds, dir)
-        )),
-        ProbeError::BoundsMissing { seeds, rules, dir } => Some(format!(
-            "{e}; run: awari build --cycles bounds --rules {rules} --max-seeds {seeds} --db {}",
-            shell_word(dir)
         )),
         ProbeError::Store(_) | ProbeError::History(_) => None,
     };

@@ -22,18 +22,21 @@ pub struct BuildProgress {
     table_started: AtomicBool,
     /// The layer being built, for the Ctrl-C handler.
     pub building: Arc<AtomicU32>,
-    /// When it started, for the Ctrl-C handler: a values file written since then is this
-    /// layer's, whole, though not yet reported.
-    pub building_since: Arc<Mutex<std::time::SystemTime>>,
+    /// Set by the Ctrl-C handler: the library then stops at its next check
+    /// ([`SolveObserver::cancelled`]) and removes what it was writing.
+    pub stop: Arc<AtomicBool>,
     /// The pass of the last layer built (0: none yet, 1: in memory, 2: lean).
     last_pass: AtomicU8,
-    /// `-q`: no bars, and no word on the in-memory pass (the lean pass is always said).
+    /// `-q`: no bars, no word on the in-memory pass (the lean pass is always said), and no
+    /// line per layer of a pair table (the values' table on stdout stays).
     quiet: bool,
 }
 
 impl BuildProgress {
-    pub fn new(show_bar: bool) -> BuildProgress {
-        let bar = if show_bar {
+    /// The observer of a build, `quiet` with `-q`; `show_bar` for passes that report their
+    /// progress (the values').
+    pub fn new(quiet: bool, show_bar: bool) -> BuildProgress {
+        let bar = if show_bar && !quiet {
             ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr())
         } else {
             ProgressBar::hidden()
@@ -57,9 +60,9 @@ impl BuildProgress {
             phase_started: Mutex::new(Instant::now()),
             table_started: AtomicBool::new(false),
             building: Arc::new(AtomicU32::new(NO_LAYER)),
-            building_since: Arc::new(Mutex::new(std::time::SystemTime::now())),
+            stop: Arc::new(AtomicBool::new(false)),
             last_pass: AtomicU8::new(0),
-            quiet: !show_bar,
+            quiet,
         }
     }
 
@@ -92,6 +95,9 @@ impl SolveObserver for BuildProgress {
     }
     fn advance(&self, positions: u64) {
         self.bar.inc(positions);
+    }
+    fn cancelled(&self) -> bool {
+        self.stop.load(Relaxed)
     }
     fn threshold_done(&self, _seeds: u32, t: i8, c: ThresholdCounts) {
         if self.timing {
@@ -193,10 +199,6 @@ impl BuildObserver for BuildProgress {
     }
 
     fn layer_started(&self, seeds: u32, positions: u64) {
-        *self
-            .building_since
-            .lock()
-            .unwrap_or_else(|e| e.into_inner()) = std::time::SystemTime::now();
         self.building.store(seeds, Relaxed);
         self.bar.reset();
         self.bar.set_length(positions);
@@ -206,6 +208,16 @@ impl BuildObserver for BuildProgress {
     fn layer_done(&self, r: &LayerReport) {
         self.building.store(NO_LAYER, Relaxed);
         self.bar.finish_and_clear();
+        match r.exact {
+            Some(exact) => self.pair_line(r, exact),
+            None => self.values_row(r),
+        }
+    }
+}
+
+impl BuildProgress {
+    /// A values layer's row of the table on stdout.
+    fn values_row(&self, r: &LayerReport) {
         // Printed with the first layer, so a build refused up front prints only its error.
         if !self.table_started.swap(true, Relaxed) {
             say!(
@@ -246,34 +258,12 @@ impl BuildObserver for BuildProgress {
     }
 }
 
-/// The observer of a build of the bounds: a line per layer on stderr (none with `-q`), and
-/// the layer being built for the Ctrl-C handler.
-pub struct BoundsProgress {
-    quiet: bool,
-    /// The first layer not yet done: layers are built in order, and every layer, built or
-    /// found on disk, is reported done.
-    pub building: Arc<AtomicU32>,
-}
-
-impl BoundsProgress {
-    pub fn new(quiet: bool) -> BoundsProgress {
-        BoundsProgress {
-            quiet,
-            building: Arc::new(AtomicU32::new(0)),
-        }
-    }
-}
-
-impl SolveObserver for BoundsProgress {}
-impl LeanObserver for BoundsProgress {}
-
-impl BuildObserver for BoundsProgress {
-    fn layer_done(&self, r: &LayerReport) {
-        self.building.store(r.seeds + 1, Relaxed);
+impl BuildProgress {
+    /// A pair layer's line on stderr (none with `-q`): its share of exact positions.
+    fn pair_line(&self, r: &LayerReport, exact: u64) {
         if self.quiet {
             return;
         }
-        let exact = r.exact.unwrap_or_default();
         let percent = |k: u64| 100.0 * k as f64 / r.positions as f64;
         // An own-row layer also says what the bounds alone gave and what the searches took.
         let searched = r.searched.as_ref().map_or(String::new(), |s| {

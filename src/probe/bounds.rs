@@ -8,10 +8,11 @@
 //! values file is never read as a bound and a bound never as a value. The high file is
 //! written after the low one, so a layer with its high file present is complete.
 
+use super::tables::{Access, LayerFiles, LayerSet};
 use super::{ProbeError, PvEnd};
-use crate::board::{Board, MAX_SEEDS};
+use crate::board::Board;
 use crate::rules::{Repetition, Rules, Turn};
-use crate::store::{self, BlockCache, LayerFile, StoreError, TableKind, CACHE_BLOCKS};
+use crate::store::{BlockCache, LayerFile, StoreError, Tables, CACHE_BLOCKS};
 use std::path::{Path, PathBuf};
 
 /// The two bounds of a position, for its side to move.
@@ -66,87 +67,45 @@ impl BoundsVariation {
     }
 }
 
-/// The bounds tables of one rule set, opened for probing.
+/// The bounds tables of one rule set, opened for probing, with the own-row values beside
+/// them.
 #[derive(Debug)]
 pub struct BoundsDatabase {
-    dir: PathBuf,
-    rules: Rules,
-    low: Vec<Option<LayerFile>>,
-    high: Vec<Option<LayerFile>>,
-    /// The own-row values' pairs, by repetition (first, third), then layer.
-    own_row: [Vec<Option<(LayerFile, LayerFile)>>; 2],
-    /// The layers whose high file is on disk without its low file: the bounds (`None`) or
-    /// the own-row values of a repetition. Not present; the next build of the kind builds
-    /// them again.
-    half_built: Vec<(Option<Repetition>, u32)>,
+    /// The bounds: the high files are the markers, the low ones their companions.
+    bounds: LayerSet,
+    /// The own-row values' pairs, by repetition (first, third).
+    own_row: [LayerSet; 2],
     cache: BlockCache,
 }
 
 impl BoundsDatabase {
     /// Opens the bounds tables of `rules` under `db` (the database folder, as for
-    /// [`crate::Database::open`]). Missing layers are fine; a probe into one is an error.
+    /// [`crate::Database::open`]), and the own-row values beside them. Missing layers are
+    /// fine; a probe into one is an error. A layer counts only when both its files are
+    /// there.
     ///
     /// # Errors
     ///
     /// A present file that is not a table of the right kind, rules and layer, or is damaged.
     pub fn open(db: impl AsRef<Path>, rules: Rules) -> Result<BoundsDatabase, StoreError> {
         let db = db.as_ref();
-        let root = store::bounds_dir(db);
-        store::check_folder(&store::rules_dir(&root, rules))?;
-        let open = |seeds, kind| -> Result<Option<LayerFile>, StoreError> {
-            let path = store::table_path(&root, rules, seeds, kind);
-            if std::fs::symlink_metadata(&path).is_err() {
-                return Ok(None);
-            }
-            LayerFile::open_kind(&path, rules, seeds, kind).map(Some)
-        };
-        let mut low = Vec::new();
-        let mut high = Vec::new();
-        let mut own_row: [Vec<Option<(LayerFile, LayerFile)>>; 2] = [Vec::new(), Vec::new()];
-        let mut half_built = Vec::new();
-        for seeds in 0..=MAX_SEEDS {
-            let h = open(seeds, TableKind::BoundsHigh)?;
-            // A layer counts only when both files are there (high is written last).
-            low.push(if h.is_some() {
-                open(seeds, TableKind::BoundsLow)?
-            } else {
-                None
-            });
-            if h.is_some() && low[seeds as usize].is_none() {
-                half_built.push((None, seeds));
-            }
-            high.push(if low[seeds as usize].is_some() {
-                h
-            } else {
-                None
-            });
-            for (slot, r) in own_row
-                .iter_mut()
-                .zip([Repetition::First, Repetition::Third])
-            {
-                // As the bounds: both files, or the layer is not there.
-                let pair = match open(seeds, TableKind::OwnRowHigh(r))? {
-                    Some(h) => {
-                        let pair = open(seeds, TableKind::OwnRowLow(r))?.map(|l| (l, h));
-                        if pair.is_none() {
-                            half_built.push((Some(r), seeds));
-                        }
-                        pair
-                    }
-                    None => None,
-                };
-                slot.push(pair);
-            }
-        }
+        let open = |tables| LayerSet::open(db, rules, tables, Access::Read);
         Ok(BoundsDatabase {
-            dir: db.to_path_buf(),
-            rules,
-            low,
-            high,
-            own_row,
-            half_built,
+            bounds: open(Tables::Bounds)?,
+            own_row: [
+                open(Tables::OwnRow(Repetition::First))?,
+                open(Tables::OwnRow(Repetition::Third))?,
+            ],
             cache: BlockCache::new(CACHE_BLOCKS),
         })
+    }
+
+    /// The set of tables of the bounds (`repetition` None) or of the own-row values.
+    fn set(&self, repetition: Option<Repetition>) -> &LayerSet {
+        match repetition {
+            None => &self.bounds,
+            Some(r) => &self.own_row[repetition_slot(r)],
+        }
     }
 
     /// The layers of the bounds (`repetition` None) or of the own-row values of
@@ -154,43 +113,27 @@ impl BoundsDatabase {
     /// the missing file. Such a layer is not present (a probe into it says so, and the next
     /// build of the kind builds it again, both files), but it is not simply unbuilt either.
     pub fn missing_low_files(&self, repetition: Option<Repetition>) -> Vec<(u32, PathBuf)> {
-        let root = store::bounds_dir(&self.dir);
-        self.half_built
-            .iter()
-            .filter(|(r, _)| *r == repetition)
-            .map(|&(r, seeds)| {
-                let kind = match r {
-                    None => TableKind::BoundsLow,
-                    Some(r) => TableKind::OwnRowLow(r),
-                };
-                (seeds, store::table_path(&root, self.rules, seeds, kind))
-            })
-            .collect()
+        self.set(repetition).missing_companions()
     }
 
     /// The rule set.
     pub fn rules(&self) -> Rules {
-        self.rules
+        self.bounds.rules()
     }
 
     /// The database folder (the bounds are in its bounds folder).
     pub fn dir(&self) -> &Path {
-        &self.dir
+        self.bounds.db()
     }
 
     /// The largest `n` such that layers `0..=n` are all present.
     pub fn complete_up_to(&self) -> Option<u32> {
-        let present = self.high.iter().take_while(|l| l.is_some()).count();
-        (present > 0).then(|| present as u32 - 1)
+        self.bounds.complete_up_to()
     }
 
     /// The largest `n` such that the own-row values of layers `0..=n` are all present.
     pub fn own_row_complete_up_to(&self, repetition: Repetition) -> Option<u32> {
-        let present = self.own_row[repetition_slot(repetition)]
-            .iter()
-            .take_while(|l| l.is_some())
-            .count();
-        (present > 0).then(|| present as u32 - 1)
+        self.set(Some(repetition)).complete_up_to()
     }
 
     /// The own-row values' low and high files of layer `seeds`, if present.
@@ -198,10 +141,8 @@ impl BoundsDatabase {
         &self,
         repetition: Repetition,
         seeds: u32,
-    ) -> Option<&(LayerFile, LayerFile)> {
-        self.own_row[repetition_slot(repetition)]
-            .get(seeds as usize)?
-            .as_ref()
+    ) -> Option<(&LayerFile, &LayerFile)> {
+        pair(self.set(Some(repetition)).layer(seeds)?)
     }
 
     /// The block cache the probes share.
@@ -211,21 +152,15 @@ impl BoundsDatabase {
 
     /// The low and high files of layer `seeds`, if present.
     pub fn layer(&self, seeds: u32) -> Option<(&LayerFile, &LayerFile)> {
-        let low = self.low.get(seeds as usize)?.as_ref()?;
-        let high = self.high.get(seeds as usize)?.as_ref()?;
-        Some((low, high))
+        pair(self.bounds.layer(seeds)?)
     }
 
-    /// The files of layer `seeds`, or the error that names the command building them.
+    /// The files of layer `seeds`, or the error that says it is missing.
     pub(crate) fn layer_or_missing(
         &self,
         seeds: u32,
     ) -> Result<(&LayerFile, &LayerFile), ProbeError> {
-        self.layer(seeds).ok_or_else(|| ProbeError::BoundsMissing {
-            seeds,
-            rules: self.rules,
-            dir: self.dir.clone(),
-        })
+        Ok(pair(self.bounds.layer_or_missing(seeds)?).expect("a pair layer has its low file"))
     }
 
     /// The pair of `board`.
@@ -248,7 +183,7 @@ impl BoundsDatabase {
     /// As [`BoundsDatabase::bounds`], for the children's layers.
     pub fn moves_with_bounds(&self, board: &Board) -> Result<Vec<MoveBounds>, ProbeError> {
         let mut out = Vec::new();
-        for m in self.rules.legal_moves(board).iter() {
+        for m in self.rules().legal_moves(board).iter() {
             let b = self.bounds(&m.child)?;
             let c = m.captured as i8;
             out.push(MoveBounds {
@@ -293,7 +228,7 @@ impl BoundsDatabase {
         let mut at = *board;
         let stop = |steps, last, end| BoundsVariation { steps, last, end };
         loop {
-            if let Turn::GameOver { value } = self.rules.turn(&at) {
+            if let Turn::GameOver { value } = self.rules().turn(&at) {
                 return Ok(stop(steps, at, PvEnd::GameOver { value }));
             }
             if steps.len() >= max_plies {
@@ -321,4 +256,10 @@ fn repetition_slot(repetition: Repetition) -> usize {
         Repetition::First => 0,
         Repetition::Third => 1,
     }
+}
+
+/// A pair layer's low and high files. (A pair layer is present only with both: see
+/// [`LayerSet::open`].)
+fn pair(files: &LayerFiles) -> Option<(&LayerFile, &LayerFile)> {
+    Some((files.companion.as_ref()?, &files.marker))
 }

@@ -18,6 +18,7 @@
 mod bounds;
 mod own_row;
 mod pv;
+mod tables;
 
 pub use bounds::{Bounds, BoundsDatabase, BoundsVariation, MoveBounds};
 pub use own_row::{own_row_history, OwnRowAnswer, OwnRowLayerCheck, OwnRowMove};
@@ -25,37 +26,31 @@ pub use own_row::{own_row_history, OwnRowAnswer, OwnRowLayerCheck, OwnRowMove};
 use crate::board::{Board, MAX_SEEDS};
 use crate::index;
 use crate::rules::Rules;
-use crate::store::{self, BlockCache, LayerFile, StoreError, TableKind, CACHE_BLOCKS};
+use crate::store::{self, BlockCache, LayerFile, StoreError, Tables, CACHE_BLOCKS};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
+use tables::{Access, LayerSet};
 
 /// Why a probe failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ProbeError {
-    /// The layer of the board is not in the database.
-    #[error("layer {seeds} ({seeds} seeds on the board) of rules '{rules}' is not built in {}", dir.display())]
+    /// The layer of the board is not built, in the tables of kind `tables`.
+    #[error("{} {seeds} ({seeds} seeds on the board) of rules '{rules}' is not built in {}", tables.layer_name(), dir.display())]
     LayerMissing {
+        /// The kind of tables it is missing from.
+        tables: Tables,
         /// The layer.
         seeds: u32,
         /// The rule set.
         rules: Rules,
-        /// The database folder.
+        /// The database folder (for the bounds and own-row values, the parent of their
+        /// folder, as for the values).
         dir: PathBuf,
     },
     /// A history that cannot come before the position under the own-row rule (another
     /// number of seeds, a position already repeated to the end, an illegal move).
     #[error("history: {0}")]
     History(String),
-    /// The bounds layer of the board is not built (see [`BoundsDatabase`]).
-    #[error("bounds layer {seeds} ({seeds} seeds on the board) of rules '{rules}' is not built in {}", dir.display())]
-    BoundsMissing {
-        /// The layer.
-        seeds: u32,
-        /// The rule set.
-        rules: Rules,
-        /// The database folder (the parent of the bounds folder, as for the values).
-        dir: PathBuf,
-    },
     /// A principal variation needs the distances of a layer that has its values but no
     /// distances file: the layer is incomplete, and working the distances out by a search
     /// can take minutes.
@@ -206,13 +201,11 @@ fn unpack(key: u64) -> (u32, u64) {
 
 /// The layers of one rule set in one database folder.
 pub struct Database {
-    dir: PathBuf,
-    rules: Rules,
-    layers: Vec<Option<LayerFile>>,
-    /// The distances of each layer, where present (a layer without them is incomplete: a
-    /// principal variation that needs them stops with [`ProbeError::DistancesMissing`]; a
-    /// layer built without them has a file that keeps no entries).
-    distances: Vec<Option<LayerFile>>,
+    /// The values (the marker files) and their distances (the companions). A layer without
+    /// its distances is incomplete: a principal variation that needs them stops with
+    /// [`ProbeError::DistancesMissing`]; a layer built without them has a distances file
+    /// that keeps no entries.
+    set: LayerSet,
     cache: BlockCache,
 }
 
@@ -220,18 +213,11 @@ impl std::fmt::Debug for Database {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let present: Vec<u32> = (0..=MAX_SEEDS).filter(|&n| self.has_layer(n)).collect();
         f.debug_struct("Database")
-            .field("dir", &self.dir)
-            .field("rules", &self.rules)
+            .field("dir", &self.dir())
+            .field("rules", &self.rules())
             .field("layers", &present)
             .finish_non_exhaustive()
     }
-}
-
-/// How a database reads its files.
-#[derive(Clone, Copy)]
-enum Access {
-    Read,
-    Mapped,
 }
 
 impl Database {
@@ -265,58 +251,36 @@ impl Database {
     }
 
     fn open_with(dir: &Path, rules: Rules, access: Access) -> Result<Database, StoreError> {
-        store::check_folder(&store::rules_dir(dir, rules))?;
-        let open = |seeds, kind| -> Result<Option<LayerFile>, StoreError> {
-            let path = store::table_path(dir, rules, seeds, kind);
-            // `symlink_metadata` does not open the file, so a FIFO cannot block here;
-            // `LayerFile` refuses anything that is not a regular file.
-            if std::fs::symlink_metadata(&path).is_err() {
-                return Ok(None);
-            }
-            Ok(Some(match access {
-                Access::Read => LayerFile::open_kind(&path, rules, seeds, kind)?,
-                // SAFETY: the caller of `open_mapped` promised the files do not change.
-                Access::Mapped => unsafe { LayerFile::open_mapped(&path, rules, seeds, kind)? },
-            }))
-        };
-        let mut layers = Vec::new();
-        let mut distances = Vec::new();
-        for seeds in 0..=MAX_SEEDS {
-            layers.push(open(seeds, TableKind::Values)?);
-            distances.push(open(seeds, TableKind::Distances)?);
-        }
         Ok(Database {
-            dir: dir.to_path_buf(),
-            rules,
-            layers,
-            distances,
+            set: LayerSet::open(dir, rules, Tables::Values, access)?,
             cache: BlockCache::new(CACHE_BLOCKS),
         })
     }
 
     /// The rule set.
     pub fn rules(&self) -> Rules {
-        self.rules
+        self.set.rules()
     }
     /// The database folder (the rule set's files are in its subfolder).
     pub fn dir(&self) -> &Path {
-        &self.dir
+        self.set.db()
     }
 
     /// The largest `n` such that layers `0..=n` are all present.
     pub fn complete_up_to(&self) -> Option<u32> {
-        let present = self.layers.iter().take_while(|l| l.is_some()).count();
-        (present > 0).then(|| present as u32 - 1)
+        self.set.complete_up_to()
     }
 
-    /// The distances file of layer `seeds`, if present and keeping an entry for each
-    /// position (not for a layer built without its distances, see
+    /// The distances file of a present layer `seeds`, if it has one keeping an entry for
+    /// each position (not for a layer built without its distances, see
     /// [`Database::distances_kept`]).
     pub fn distances_file(&self, seeds: u32) -> Option<&LayerFile> {
-        self.distances
-            .get(seeds as usize)
-            .and_then(|l| l.as_ref())
-            .filter(|f| f.keeps_entries())
+        self.distances_of(seeds).filter(|f| f.keeps_entries())
+    }
+
+    /// The distances file of a present layer, whatever it keeps.
+    fn distances_of(&self, seeds: u32) -> Option<&LayerFile> {
+        self.set.layer(seeds)?.companion.as_ref()
     }
 
     /// Whether layer `seeds` keeps its distances: false for a layer built without them
@@ -324,23 +288,16 @@ impl Database {
     /// best moves by a bounded search; true for a layer with a full distances file, or
     /// none at all (an incomplete layer, see [`ProbeError::DistancesMissing`]).
     pub fn distances_kept(&self, seeds: u32) -> bool {
-        self.distances
-            .get(seeds as usize)
-            .and_then(|l| l.as_ref())
-            .is_none_or(|f| f.keeps_entries())
+        self.distances_of(seeds).is_none_or(|f| f.keeps_entries())
     }
 
     /// The file of layer `seeds`, if present.
     pub fn layer(&self, seeds: u32) -> Option<&LayerFile> {
-        self.layers.get(seeds as usize).and_then(|l| l.as_ref())
+        self.set.layer(seeds).map(|l| &l.marker)
     }
 
     fn layer_or_missing(&self, seeds: u32) -> Result<&LayerFile, ProbeError> {
-        self.layer(seeds).ok_or_else(|| ProbeError::LayerMissing {
-            seeds,
-            rules: self.rules,
-            dir: self.dir.clone(),
-        })
+        self.set.layer_or_missing(seeds).map(|l| &l.marker)
     }
 
     /// The stored value of `board`: the seed difference the side to move achieves from now
@@ -358,10 +315,10 @@ impl Database {
     /// distances file; [`DISTANCE_SATURATED`](crate::store::DISTANCE_SATURATED), the round
     /// that says nothing, where the layer was built without its distances.
     pub(crate) fn distance(&self, board: &Board) -> Result<Option<u8>, ProbeError> {
-        match self.distances.get(board.seeds() as usize) {
-            Some(Some(file)) if !file.keeps_entries() => Ok(Some(store::DISTANCE_SATURATED)),
-            Some(Some(file)) => Ok(Some(self.cached_byte(file, board)?)),
-            _ => Ok(None),
+        match self.distances_of(board.seeds()) {
+            Some(file) if !file.keeps_entries() => Ok(Some(store::DISTANCE_SATURATED)),
+            Some(file) => Ok(Some(self.cached_byte(file, board)?)),
+            None => Ok(None),
         }
     }
 
@@ -441,7 +398,7 @@ impl Database {
     /// As [`Database::value`], for a child's layer.
     pub fn moves_with_values(&self, board: &Board) -> Result<Vec<MoveValue>, ProbeError> {
         let mut out = Vec::new();
-        for m in &self.rules.legal_moves(board) {
+        for m in &self.rules().legal_moves(board) {
             let child = self.value(&m.child)?;
             out.push(MoveValue {
                 pit: m.pit,

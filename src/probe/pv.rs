@@ -92,7 +92,7 @@ impl Database {
         let mut here = *board;
         let mut search = LocalSearch::default();
         loop {
-            if let Turn::GameOver { value } = self.rules.turn(&here) {
+            if let Turn::GameOver { value } = self.rules().turn(&here) {
                 return Ok(PrincipalVariation {
                     steps,
                     last: here,
@@ -186,9 +186,9 @@ impl Database {
                 let seeds = here.seeds();
                 return Err(ProbeError::DistancesMissing {
                     seeds,
-                    rules: self.rules,
-                    path: store::table_path(&self.dir, self.rules, seeds, TableKind::Distances),
-                    dir: self.dir.clone(),
+                    rules: self.rules(),
+                    path: store::table_path(self.dir(), self.rules(), seeds, TableKind::Distances),
+                    dir: self.dir().to_path_buf(),
                 });
             }
             Some(_) => {
@@ -244,7 +244,7 @@ impl Database {
                 exits: false,
                 children: Vec::new(),
             };
-            if let Turn::GameOver { .. } = self.rules.turn(&b) {
+            if let Turn::GameOver { .. } = self.rules().turn(&b) {
                 node.exits = true;
             } else {
                 for m in self.best_moves(&b)? {

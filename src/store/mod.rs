@@ -195,6 +195,14 @@ pub enum StoreError {
         /// Why, and what to do.
         what: String,
     },
+    /// The work that was writing or reading in `path` was asked to stop
+    /// ([`crate::SolveObserver::cancelled`]): nothing of it was written (the lean pass's
+    /// scratch folder `path` keeps its last checkpoint).
+    #[error("{path}: stopped as asked")]
+    Stopped {
+        /// The folder of the work that stopped.
+        path: PathBuf,
+    },
     /// A checksum, a size or a stored byte is wrong.
     #[error("{path}: corrupted ({what})")]
     Corrupted {
@@ -211,7 +219,10 @@ impl StoreError {
     pub fn is_damage(&self) -> bool {
         !matches!(
             self,
-            StoreError::Io { .. } | StoreError::NotAFile { .. } | StoreError::Unusable { .. }
+            StoreError::Io { .. }
+                | StoreError::NotAFile { .. }
+                | StoreError::Unusable { .. }
+                | StoreError::Stopped { .. }
         )
     }
 }
@@ -219,18 +230,18 @@ impl StoreError {
 /// Where a layer stands on disk, as [`layer_state`] finds it.
 #[derive(Debug)]
 pub enum LayerState {
-    /// No values file: the layer was never finished.
+    /// No marker file ([`Tables::marker`]): the layer was never finished.
     Missing,
-    /// A values file, but a table a finished layer also has is missing or damaged: the
+    /// A marker file, but a table a finished layer also has is missing or damaged: the
     /// layer must be built again.
     Incomplete(Incomplete),
-    /// The values file and every other table a finished layer has (those are checked
-    /// whole; of the values file only the header, the rest is left to its reader, which
-    /// checks each block as it reads).
+    /// The marker file and every other table a finished layer has (see [`layer_state`]
+    /// for what is checked; of the marker file only the header, the rest is left to its
+    /// reader, which checks each block as it reads).
     Complete,
 }
 
-/// Why a layer with a values file is not complete.
+/// Why a layer with its marker file is not complete.
 #[derive(Debug, thiserror::Error)]
 pub enum Incomplete {
     /// A table is not there.
@@ -246,6 +257,71 @@ pub enum Incomplete {
     Damaged(StoreError),
 }
 
+/// A kind of tables a database holds, one set of files a layer: the list every part of
+/// the pipeline takes its kind from (build, probe, verify, the command line). Adding a kind
+/// means a variant here, its files ([`TableKind`]), its solver and its answer type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
+pub enum Tables {
+    /// The value of every position, with its distance (endless play shares the seeds).
+    #[default]
+    Values,
+    /// The pair of guaranteed bounds of every position, when endless play ends with each
+    /// side keeping its own row ([`crate::probe::BoundsDatabase`]).
+    Bounds,
+    /// The value of every position with an empty history (the opening, or just after a
+    /// capture) when a repetition ends the game with each side keeping its own row, or
+    /// the interval proved where the search ran out of its budget
+    /// ([`crate::build::BuildOptions::search_budget`]). Beside the bounds, in the same
+    /// folder.
+    OwnRow(Repetition),
+}
+
+impl Tables {
+    /// The file whose presence marks a layer finished: it is written last.
+    pub fn marker(self) -> TableKind {
+        match self {
+            Tables::Values => TableKind::Values,
+            Tables::Bounds => TableKind::BoundsHigh,
+            Tables::OwnRow(r) => TableKind::OwnRowHigh(r),
+        }
+    }
+
+    /// The file written before the marker, which a finished layer has beside it: the
+    /// distances of the values, the low half of a pair.
+    pub fn companion(self) -> TableKind {
+        match self {
+            Tables::Values => TableKind::Distances,
+            Tables::Bounds => TableKind::BoundsLow,
+            Tables::OwnRow(r) => TableKind::OwnRowLow(r),
+        }
+    }
+
+    /// Whether a layer holds a pair per position, low (the companion) then high (the
+    /// marker), rather than one value.
+    pub fn is_pair(self) -> bool {
+        self != Tables::Values
+    }
+
+    /// The folder under the database folder `db` that holds this kind's rule-set folders:
+    /// `db` itself for the values, [`bounds_dir`] for the others.
+    pub fn root(self, db: &Path) -> PathBuf {
+        match self {
+            Tables::Values => db.to_path_buf(),
+            Tables::Bounds | Tables::OwnRow(_) => bounds_dir(db),
+        }
+    }
+
+    /// What a layer of this kind is called in messages: "layer", "bounds layer",
+    /// "own-row (first repetition) layer".
+    pub fn layer_name(self) -> String {
+        match self {
+            Tables::Values => "layer".to_string(),
+            Tables::Bounds => "bounds layer".to_string(),
+            Tables::OwnRow(r) => format!("own-row ({} repetition) layer", r.name()),
+        }
+    }
+}
+
 /// The tables a finished layer of `seeds` has beside its values. This and [`layer_state`]
 /// are the one place that says what a complete layer is: `build` rebuilds a layer that
 /// lacks one, `verify` fails it.
@@ -255,30 +331,47 @@ pub fn companion_tables(_rules: Rules, _seeds: u32) -> &'static [TableKind] {
     &[TableKind::Distances]
 }
 
-/// Whether layer `seeds` of `rules` under `db` is finished: its values file present with a
-/// sound header, and every table of [`companion_tables`] present with its header and every
-/// block checksum sound.
+/// Whether layer `seeds` of `rules` under `db` is finished, for tables of kind `tables`:
+/// its marker file ([`Tables::marker`]) present with a sound header, and its companion
+/// ([`Tables::companion`]) present. The values' companions ([`companion_tables`]) are
+/// checked whole (header and every block checksum), since a damaged distances file is
+/// rebuilt beside sound values; the low half of a pair is checked when the build reads it
+/// back, as the whole pair is.
 ///
 /// # Errors
 ///
-/// The values file damaged, foreign or unreadable (whatever its companions, it is not
+/// The marker file damaged, foreign or unreadable (whatever its companions, it is not
 /// silently replaced), or the system refusing to read a companion table
 /// ([`StoreError::Io`], or [`StoreError::NotAFile`] for a directory or FIFO in its place):
 /// that file may be fine, so it is not called damaged.
-pub fn layer_state(db: &Path, rules: Rules, seeds: u32) -> Result<LayerState, StoreError> {
-    let values = layer_path(db, rules, seeds);
+pub fn layer_state(
+    db: &Path,
+    rules: Rules,
+    tables: Tables,
+    seeds: u32,
+) -> Result<LayerState, StoreError> {
+    let root = tables.root(db);
+    let marker = table_path(&root, rules, seeds, tables.marker());
     // This does not open the file, so a FIFO cannot block here.
-    if !values.exists() {
+    if !marker.exists() {
         return Ok(LayerState::Missing);
     }
-    LayerFile::open(&values, rules, seeds)?;
-    for &kind in companion_tables(rules, seeds) {
-        let path = table_path(db, rules, seeds, kind);
+    LayerFile::open_kind(&marker, rules, seeds, tables.marker())?;
+    let companions: &[TableKind] = match tables {
+        Tables::Values => companion_tables(rules, seeds),
+        _ => &[tables.companion()],
+    };
+    for &kind in companions {
+        let path = table_path(&root, rules, seeds, kind);
+        // (A link that leads nowhere is not missing: opening it says what it is.)
         if let Err(e) = std::fs::symlink_metadata(&path) {
             if e.kind() == std::io::ErrorKind::NotFound {
                 return Ok(LayerState::Incomplete(Incomplete::Missing { kind, path }));
             }
             return Err(StoreError::Io { path, source: e });
+        }
+        if tables.is_pair() {
+            continue;
         }
         let checked =
             LayerFile::open_kind(&path, rules, seeds, kind).and_then(|file| file.check_blocks());

@@ -322,7 +322,7 @@ mod tests {
             ] {
                 assert!(e.to_string().contains("keeps no entries"), "{e}");
             }
-            let state = layer_state(db.path(), Rules::AWARI, n).unwrap();
+            let state = layer_state(db.path(), Rules::AWARI, super::Tables::Values, n).unwrap();
             assert!(matches!(state, LayerState::Missing), "{state:?}");
         }
     }

@@ -438,7 +438,7 @@ fn require_complete(db: &Database, n: u32, depth: Depth) -> Result<(), VerifyErr
         }
         return Ok(());
     }
-    match store::layer_state(db.dir(), db.rules(), n)? {
+    match store::layer_state(db.dir(), db.rules(), store::Tables::Values, n)? {
         LayerState::Incomplete(why) => Err(incomplete(why)),
         LayerState::Missing => Err(VerifyError::Missing(n)),
         LayerState::Complete => Ok(()),

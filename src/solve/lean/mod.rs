@@ -469,6 +469,13 @@ impl Pass<'_> {
         let mut counts = ThresholdCounts::default();
         let held = AtomicU64::new(0);
         loop {
+            // A single process stops between rounds when asked; its last checkpoint stays.
+            // (The ranks of an MPI job stop together, as a job, when one of them fails.)
+            if ex.ranks() == 1 && self.observer.cancelled() {
+                return Err(StoreError::Stopped {
+                    path: self.dir.clone(),
+                });
+            }
             let round = work.rounds.len() as u32;
             let found = if round == 0 {
                 self.round_zero(t, &work.nibbles, &held)?

@@ -149,6 +149,19 @@ pub fn solve_layer(
     lower: &[BoundsLayer],
     budget: u64,
 ) -> (BoundsLayer, OwnRowCounts) {
+    solve_layer_until(rules, n, repetition, lower, budget, &|| false)
+}
+
+/// As [`solve_layer`], but returns early, with intervals still sound but not as narrow as
+/// they could be, once `stop` says so (it is asked between rounds of searches).
+pub fn solve_layer_until(
+    rules: Rules,
+    n: u32,
+    repetition: Repetition,
+    lower: &[BoundsLayer],
+    budget: u64,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> (BoundsLayer, OwnRowCounts) {
     let memoryless = solve_layer_bounds(rules, n, lower);
     let mut current = memoryless.clone();
     let mut counts = OwnRowCounts {
@@ -176,6 +189,9 @@ pub fn solve_layer(
         counts.in_cycles += members.len() as u64;
         counts.largest_component = counts.largest_component.max(members.len() as u64);
         loop {
+            if stop() {
+                return (current, counts);
+            }
             let open: Vec<u32> = members
                 .iter()
                 .copied()
@@ -192,12 +208,17 @@ pub fn solve_layer(
                 component: &comps.of,
                 root_component: c as u32,
             };
+            // Asked to stop, the searches not yet started are skipped: what the others
+            // proved still holds.
             let proved: Vec<(u32, search::Narrowed)> = open
                 .par_iter()
-                .map(|&v| {
+                .filter_map(|&v| {
+                    if stop() {
+                        return None;
+                    }
                     let bits = to_bits(&index::unrank(n, u64::from(v)));
                     let Ok(r) = search::narrow(rules, repetition, bits, &[], &leaves, budget);
-                    (v, r)
+                    Some((v, r))
                 })
                 .collect();
             let mut narrowed = false;

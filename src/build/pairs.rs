@@ -4,14 +4,13 @@
 //! then its high file (which marks the layer complete). The two kinds differ only by their
 //! files and their solver ([`PairKind`]).
 
-use super::{BuildError, BuildObserver, BuildOptions, LayerReport, PassChoice, Tables};
+use super::{BuildError, BuildObserver, BuildOptions, LayerKind, LayerReport, PassChoice, Tables};
 use crate::board::MAX_SEEDS;
 use crate::index;
 use crate::solve::bounds::{solve_layer_bounds, BoundsLayer, MAX_BOUNDS_SEEDS};
 use crate::solve::own_row::{self, OwnRowCounts};
 use crate::store::{self, LayerFile, LayerSummary, StoreError, TableKind};
-use std::path::Path;
-use std::time::Instant;
+use std::path::{Path, PathBuf};
 
 /// Working memory of the bounds solver per position of the layer being solved (the
 /// predecessor lists, each node's exit and state, the first pass's result, the move counts
@@ -58,16 +57,19 @@ impl PairKind {
     }
 
     /// Layer `n`'s pair from the pairs below it, and what its searches took.
+    /// The own-row searches stop early when the observer asks (the bounds' pass is short).
     fn solve(
         self,
         opts: &BuildOptions,
         n: u32,
         lower: &[BoundsLayer],
+        observer: &dyn BuildObserver,
     ) -> (BoundsLayer, Option<OwnRowCounts>) {
         match self.own_row {
             Some(r) => {
+                let stop = || observer.cancelled();
                 let (pair, counts) =
-                    own_row::solve_layer(opts.rules, n, r, lower, opts.search_budget);
+                    own_row::solve_layer_until(opts.rules, n, r, lower, opts.search_budget, &stop);
                 (pair, Some(counts))
             }
             None => (solve_layer_bounds(opts.rules, n, lower), None),
@@ -76,8 +78,9 @@ impl PairKind {
 }
 
 /// Builds every missing layer `0..=max_seeds` of a pair table (the bounds or the own-row
-/// values) under the bounds folder. Layers on disk are checked and read back; the build
-/// resumes at the first layer whose files are missing. The folder is locked while building.
+/// values) under the bounds folder, through the layer loop every kind shares. Layers on
+/// disk are checked and read back; a layer missing either half is built again, both
+/// files. The folder is locked while building.
 pub(super) fn build(
     opts: &BuildOptions,
     observer: &dyn BuildObserver,
@@ -100,56 +103,55 @@ pub(super) fn build(
         bounds_memory_needed
     };
     let (pool, _lock) = super::prepare(opts, need, &folder)?;
-    pool.install(|| {
-        let mut layers: Vec<BoundsLayer> = Vec::new();
-        let mut reports = Vec::new();
-        for n in 0..=opts.max_seeds {
-            if observer.cancelled() {
-                return Err(BuildError::Cancelled { seeds: n });
-            }
-            let started = Instant::now();
-            let report = if on_disk(&root, opts, n, kind) {
-                let (pair, report) = read_back(&root, opts, n, kind)?;
-                let above_missing =
-                    (n + 1..=opts.max_seeds).any(|m| !on_disk(&root, opts, m, kind));
-                layers.push(if above_missing {
-                    pair
-                } else {
-                    BoundsLayer::default()
-                });
-                report
-            } else {
-                observer.layer_started(n, index::size(n));
-                let (pair, searched) = kind.solve(opts, n, &layers);
-                let report = LayerReport {
-                    searched,
-                    ..write_pair(&root, opts, n, &pair, kind)?
-                };
-                layers.push(pair);
-                report
-            };
-            let report = LayerReport {
-                seconds: started.elapsed().as_secs_f64(),
-                ..report
-            };
-            observer.layer_done(&report);
-            reports.push(report);
+    let mut pairs = Pairs {
+        opts,
+        root,
+        kind,
+        layers: Vec::new(),
+    };
+    pool.install(|| super::build_layers(opts, observer, &mut pairs))
+}
+
+/// The pair tables' side of the layer loop.
+struct Pairs<'a> {
+    opts: &'a BuildOptions,
+    /// The bounds folder.
+    root: PathBuf,
+    kind: PairKind,
+    /// Every lower layer's pair (empty for a layer no build above needs).
+    layers: Vec<BoundsLayer>,
+}
+
+impl LayerKind for Pairs<'_> {
+    fn reads_lower(&self, _m: u32) -> bool {
+        true
+    }
+
+    fn read_back(&mut self, n: u32, needed: bool) -> Result<LayerReport, BuildError> {
+        let (pair, report) = read_back(&self.root, self.opts, n, self.kind)?;
+        self.layers
+            .push(if needed { pair } else { BoundsLayer::default() });
+        Ok(report)
+    }
+
+    fn build(&mut self, n: u32, observer: &dyn BuildObserver) -> Result<LayerReport, BuildError> {
+        observer.layer_started(n, index::size(n));
+        let (pair, searched) = self.kind.solve(self.opts, n, &self.layers, observer);
+        // A cancelled layer never reaches the disk.
+        if observer.cancelled() {
+            return Err(BuildError::Cancelled { seeds: n });
         }
-        Ok(reports)
-    })
+        let report = LayerReport {
+            searched,
+            ..write_pair(&self.root, self.opts, n, &pair, self.kind)?
+        };
+        self.layers.push(pair);
+        Ok(report)
+    }
 }
 
 fn path(root: &Path, opts: &BuildOptions, n: u32, kind: TableKind) -> std::path::PathBuf {
     store::table_path(root, opts.rules, n, kind)
-}
-
-/// Whether layer `n` has both its files (the high one is written last). A layer missing
-/// either half is built again, both files, as a layer missing its distances file is: the
-/// advice to remove the remaining half only led to the same build. (A low file that is a
-/// link leading nowhere is not missing: opening it says what it is.)
-fn on_disk(root: &Path, opts: &BuildOptions, n: u32, kind: PairKind) -> bool {
-    path(root, opts, n, kind.high).exists()
-        && std::fs::symlink_metadata(path(root, opts, n, kind.low)).is_ok()
 }
 
 /// A layer found on disk: checked, read back (the layers above need it) and reported.
@@ -159,22 +161,11 @@ fn read_back(
     n: u32,
     kind: PairKind,
 ) -> Result<(BoundsLayer, LayerReport), BuildError> {
+    // Both files are there: the layer loop found the layer complete.
     let (low_path, high_path) = (
         path(root, opts, n, kind.low),
         path(root, opts, n, kind.high),
     );
-    // (A link that leads nowhere is not missing: opening it says what it is.)
-    if std::fs::symlink_metadata(&low_path).is_err() {
-        // The high file is written last: without its low file it is what is left of a
-        // layer, and it is the file to remove.
-        let name = low_path
-            .file_name()
-            .map(|f| f.to_string_lossy().into_owned());
-        return Err(BuildError::Damaged(StoreError::Corrupted {
-            path: high_path,
-            what: format!("its low file {} is missing", name.unwrap_or_default()),
-        }));
-    }
     // Damage is to remove; a file the system will not read may be fine.
     let existing = super::existing_layer_error;
     let low = LayerFile::open_kind(&low_path, opts.rules, n, kind.low).map_err(existing)?;
