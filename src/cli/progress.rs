@@ -278,10 +278,13 @@ impl BuildObserver for BoundsProgress {
         // An own-row layer also says what the bounds alone gave and what the searches took.
         let searched = r.searched.as_ref().map_or(String::new(), |s| {
             format!(
-                " (bounds {:.2}%; {} searches, {} nodes)",
+                " (bounds {:.2}%; {} searches, {} nodes; open: {} budget, {} tree limit, {} stuck)",
                 percent(s.exact_by_bounds),
                 s.searches,
-                s.nodes
+                s.nodes,
+                s.out_of_budget,
+                s.tree_limit,
+                s.stuck
             )
         });
         tell!(

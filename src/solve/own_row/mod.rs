@@ -56,6 +56,13 @@ pub struct OwnRowCounts {
     pub searches: u64,
     /// Nodes the searches visited.
     pub nodes: u64,
+    /// Searches that ended open because their node budget ran out.
+    pub out_of_budget: u64,
+    /// Searches that ended open because a tree reached its size limit.
+    pub tree_limit: u64,
+    /// Searches that ended open with every threshold left stuck: each line ended at a leaf
+    /// (a capture, or a move out of the component) whose interval straddles it.
+    pub stuck: u64,
 }
 
 /// The search's leaves while a layer is solved: the layers below and this layer's
@@ -204,6 +211,12 @@ pub fn solve_layer(
             for (v, r) in proved {
                 counts.searches += 1;
                 counts.nodes += r.nodes;
+                match r.ended {
+                    search::Ended::Exact => {}
+                    search::Ended::Budget => counts.out_of_budget += 1,
+                    search::Ended::TreeLimit => counts.tree_limit += 1,
+                    search::Ended::Stuck => counts.stuck += 1,
+                }
                 let i = v as usize;
                 let (l, h) = (r.low as i8, r.high as i8);
                 if l > current.low[i] || h < current.high[i] {

@@ -104,6 +104,11 @@ pub(crate) struct Search<'a, L: Leaves> {
     pub(crate) nodes: u64,
     budget: u64,
     out_of_budget: bool,
+    /// Threshold searches whose root could be neither proved nor disproved: every line
+    /// ended at a leaf whose interval straddles the threshold.
+    pub(crate) stuck: u32,
+    /// Whether a tree reached [`TREE_LIMIT`].
+    pub(crate) tree_full: bool,
 }
 
 impl<'a, L: Leaves> Search<'a, L> {
@@ -127,6 +132,8 @@ impl<'a, L: Leaves> Search<'a, L> {
             nodes: 0,
             budget,
             out_of_budget: false,
+            stuck: 0,
+            tree_full: false,
         }
     }
 
@@ -334,9 +341,11 @@ impl<'a, L: Leaves> Search<'a, L> {
                 break Ok(Tri::No);
             }
             if top.settled() {
+                self.stuck += 1;
                 break Ok(Tri::Unknown);
             }
             if self.nodes >= self.budget || tree.len() + 6 > TREE_LIMIT {
+                self.tree_full |= tree.len() + 6 > TREE_LIMIT;
                 self.out_of_budget = true;
                 break Ok(Tri::Unknown);
             }
@@ -476,6 +485,22 @@ pub(crate) struct Narrowed {
     pub(crate) low: i32,
     pub(crate) high: i32,
     pub(crate) nodes: u64,
+    /// How the search ended.
+    pub(crate) ended: Ended,
+}
+
+/// How a root's search ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ended {
+    /// Its interval closed.
+    Exact,
+    /// Out of its node budget.
+    Budget,
+    /// A tree reached [`TREE_LIMIT`].
+    TreeLimit,
+    /// Every threshold left was stuck: its lines all end at leaves whose intervals straddle
+    /// it.
+    Stuck,
 }
 
 /// Narrows the root's widened interval by threshold searches (the middle first, then the
@@ -509,10 +534,20 @@ pub(crate) fn narrow<L: Leaves>(
             Tri::Unknown => undecided.push(d),
         }
     }
+    let ended = if low == high {
+        Ended::Exact
+    } else if search.tree_full {
+        Ended::TreeLimit
+    } else if search.exhausted() {
+        Ended::Budget
+    } else {
+        Ended::Stuck
+    };
     Ok(Narrowed {
         low,
         high,
         nodes: search.nodes,
+        ended,
     })
 }
 
