@@ -141,6 +141,19 @@ pub(crate) struct Search<'a, L: Leaves> {
     pub(crate) stuck: u32,
     /// Whether a tree reached [`TREE_LIMIT`].
     pub(crate) tree_full: bool,
+    /// Leaves whose interval straddled the threshold, so that neither they nor a node
+    /// all of whose lines end at such leaves can be decided: captures, and moves out of the
+    /// root's component.
+    pub(crate) straddles: Straddles,
+}
+
+/// Leaves that straddled a threshold, by kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Straddles {
+    /// Captures, into a position of a lower layer not yet exact.
+    pub(crate) captures: u64,
+    /// Moves out of the root's component, into a position of this layer not yet exact.
+    pub(crate) exits: u64,
 }
 
 impl<'a, L: Leaves> Search<'a, L> {
@@ -169,6 +182,7 @@ impl<'a, L: Leaves> Search<'a, L> {
             dangers: [[0; 2]; 2],
             stuck: 0,
             tree_full: false,
+            straddles: Straddles::default(),
         }
     }
 
@@ -549,6 +563,7 @@ impl<'a, L: Leaves> Search<'a, L> {
             let c = i32::from(turn.captured[pit]);
             // The mover's interval by this move, if it is a leaf.
             let mut open = None;
+            let mut exit = false;
             let leaf = if c > 0 {
                 let (l, h) = self.leaves.fresh(child, self.seeds - c as u32)?;
                 Some((c - i32::from(h), c - i32::from(l)))
@@ -558,6 +573,7 @@ impl<'a, L: Leaves> Search<'a, L> {
             } else {
                 let known = self.leaves.in_layer(child, self.seeds)?;
                 if known.fresh_from_here {
+                    exit = true;
                     let (l, h) = known.fresh;
                     Some((-i32::from(h), -i32::from(l)))
                 } else if let Some(v) = self.rules.game_over_bits(child) {
@@ -582,7 +598,14 @@ impl<'a, L: Leaves> Search<'a, L> {
                     return Ok(());
                 }
                 Some((_, b)) if b < threshold => proved,
-                Some(_) => (INF, INF),
+                Some(_) => {
+                    if exit {
+                        self.straddles.exits += 1;
+                    } else {
+                        self.straddles.captures += 1;
+                    }
+                    (INF, INF)
+                }
                 None => (1, 1),
             };
             tree.push(PnNode {
@@ -609,6 +632,8 @@ pub(crate) struct Narrowed {
     pub(crate) nodes: u64,
     /// How the search ended.
     pub(crate) ended: Ended,
+    /// The leaves that straddled a threshold.
+    pub(crate) straddles: Straddles,
 }
 
 /// How a root's search ended.
@@ -670,6 +695,7 @@ pub(crate) fn narrow<L: Leaves>(
         high,
         nodes: search.nodes,
         ended,
+        straddles: search.straddles,
     })
 }
 
