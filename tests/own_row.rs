@@ -337,7 +337,7 @@ mod tables {
 /// captures into its open positions, whose intervals straddle their thresholds.
 #[test]
 fn searches_that_end_open_say_why() {
-    let solved = solve_all(Rules::Abapa, 6, Repetition::First, 1000);
+    let solved = solve_all(Rules::ABAPA, 6, Repetition::First, 1000);
     let counts: Vec<_> = solved.iter().map(|(_, c)| c.clone()).collect();
     for c in &counts[..4] {
         assert_eq!(c.exact, c.positions, "{c:?}");
