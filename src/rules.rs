@@ -402,6 +402,26 @@ impl Rules {
         turn
     }
 
+    /// What [`Rules::packed_turn`] says of `over`, without sowing any move: the proof
+    /// search asks it of every child it makes, and most are not over.
+    #[inline]
+    pub(crate) fn game_over_bits(&self, bits: u128) -> Option<i8> {
+        if bits & ROW_MASK == 0 {
+            return Some(-(seeds_in(bits) as i8));
+        }
+        if self.grand_slam == GrandSlam::Forbidden || !opponent_row_empty(bits) {
+            return None;
+        }
+        // A sowing reaches the opponent's row when the pit holds more seeds than there are
+        // pits after it on the mover's row.
+        let feeds = (0..ROW).any(|pit| usize::from(pit_of(bits, pit)) + pit >= ROW);
+        if feeds {
+            None
+        } else {
+            Some(seeds_in(bits) as i8)
+        }
+    }
+
     /// The legal moves (empty when the game is over).
     pub fn legal_moves(&self, board: &Board) -> MoveList {
         match self.turn(board) {
@@ -415,6 +435,29 @@ impl Rules {
         match self.turn(board) {
             Turn::GameOver { value } => Some(value),
             Turn::Moves(_) => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod game_over_tests {
+    use super::Rules;
+    use crate::board::to_bits;
+    use crate::index;
+
+    #[test]
+    fn game_over_bits_says_what_packed_turn_says_on_every_position_of_layers_0_to_7() {
+        for rules in Rules::ALL {
+            for n in 0..=7 {
+                for i in 0..index::size(n) {
+                    let bits = to_bits(&index::unrank(n, i));
+                    assert_eq!(
+                        rules.game_over_bits(bits),
+                        rules.packed_turn(bits).over,
+                        "{rules}, layer {n}, position {i}"
+                    );
+                }
+            }
         }
     }
 }

@@ -331,3 +331,25 @@ mod tables {
         assert!(err.contains("not built"), "{err}");
     }
 }
+
+/// How searches end open, as the build reports it: with the layers below exact a search
+/// ends open only for its budget; once a lower layer is left open, searches get stuck on
+/// captures into its open positions, whose intervals straddle their thresholds.
+#[test]
+fn searches_that_end_open_say_why() {
+    let solved = solve_all(Rules::ABAPA, 6, Repetition::First, 1000);
+    let counts: Vec<_> = solved.iter().map(|(_, c)| c.clone()).collect();
+    for c in &counts[..4] {
+        assert_eq!(c.exact, c.positions, "{c:?}");
+        assert_eq!((c.out_of_budget, c.tree_limit, c.stuck), (0, 0, 0), "{c:?}");
+    }
+    // Layer 4: every layer below is exact, so its open positions ran out of budget.
+    let four = &counts[4];
+    assert!(four.exact < four.positions, "{four:?}");
+    assert!(four.out_of_budget > 0, "{four:?}");
+    assert_eq!((four.stuck, four.straddling_captures), (0, 0), "{four:?}");
+    // Layer 6 captures into layer 4's open positions.
+    let six = &counts[6];
+    assert!(six.stuck > 0 && six.straddling_captures > 0, "{six:?}");
+    assert!(six.open_next_to_open > 0, "{six:?}");
+}

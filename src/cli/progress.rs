@@ -268,10 +268,17 @@ impl BuildProgress {
         // An own-row layer also says what the bounds alone gave and what the searches took.
         let searched = r.searched.as_ref().map_or(String::new(), |s| {
             format!(
-                " (bounds {:.2}%; {} searches, {} nodes)",
+                " (bounds {:.2}%; {} searches, {} nodes; open: {} budget, {} tree limit, {} stuck; \
+                 straddling leaves: {} captures, {} exits; left open next to an open position: {})",
                 percent(s.exact_by_bounds),
                 s.searches,
-                s.nodes
+                s.nodes,
+                s.out_of_budget,
+                s.tree_limit,
+                s.stuck,
+                s.straddling_captures,
+                s.straddling_exits,
+                s.open_next_to_open
             )
         });
         tell!(

@@ -56,6 +56,22 @@ pub struct OwnRowCounts {
     pub searches: u64,
     /// Nodes the searches visited.
     pub nodes: u64,
+    /// Searches that ended open because their node budget ran out.
+    pub out_of_budget: u64,
+    /// Searches that ended open because a tree reached its size limit.
+    pub tree_limit: u64,
+    /// Searches that ended open with every threshold left stuck: each line ended at a leaf
+    /// (a capture, or a move out of the component) whose interval straddles it.
+    pub stuck: u64,
+    /// Leaves of the searches that straddled their threshold: captures into positions of
+    /// lower layers not exact...
+    pub straddling_captures: u64,
+    /// ...and moves out of the root's component into positions of this layer not exact.
+    pub straddling_exits: u64,
+    /// Positions left open with a move into a position not exact: a capture into a lower
+    /// layer, or a move out of its component (whose interval the search then takes as it
+    /// is).
+    pub open_next_to_open: u64,
 }
 
 /// The search's leaves while a layer is solved: the layers below and this layer's
@@ -109,6 +125,34 @@ pub(crate) fn best_of_moves<E>(
         }
     }
     Ok(best)
+}
+
+/// Whether position `v` of layer `n` has a move into a position whose interval is open: a
+/// capture into a lower layer, or a move out of its component.
+fn next_to_open(
+    rules: Rules,
+    n: u32,
+    v: u32,
+    lower: &[BoundsLayer],
+    current: &BoundsLayer,
+    component: &[u32],
+) -> bool {
+    let turn = rules.packed_turn(to_bits(&index::unrank(n, u64::from(v))));
+    (0..6).any(|pit| {
+        if turn.legal & (1 << pit) == 0 {
+            return false;
+        }
+        let c = u32::from(turn.captured[pit]);
+        let i = index::rank_bits(turn.children[pit]) as usize;
+        let layer = if c > 0 {
+            &lower[(n - c) as usize]
+        } else if component[i] != component[v as usize] {
+            current
+        } else {
+            return false;
+        };
+        layer.low[i] < layer.high[i]
+    })
 }
 
 /// The interval of position `v` of layer `n` (in no cycle): the best over its moves, from
@@ -225,6 +269,14 @@ pub fn solve_layer_until(
             for (v, r) in proved {
                 counts.searches += 1;
                 counts.nodes += r.nodes;
+                counts.straddling_captures += r.straddles.captures;
+                counts.straddling_exits += r.straddles.exits;
+                match r.ended {
+                    search::Ended::Exact => {}
+                    search::Ended::Budget => counts.out_of_budget += 1,
+                    search::Ended::TreeLimit => counts.tree_limit += 1,
+                    search::Ended::Stuck => counts.stuck += 1,
+                }
                 let i = v as usize;
                 let (l, h) = (r.low as i8, r.high as i8);
                 if l > current.low[i] || h < current.high[i] {
@@ -239,6 +291,13 @@ pub fn solve_layer_until(
         }
     }
     counts.exact = current.exact();
+    counts.open_next_to_open = (0..current.low.len() as u32)
+        .into_par_iter()
+        .filter(|&v| {
+            current.low[v as usize] < current.high[v as usize]
+                && next_to_open(rules, n, v, lower, &current, &comps.of)
+        })
+        .count() as u64;
     (current, counts)
 }
 

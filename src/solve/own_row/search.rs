@@ -84,7 +84,28 @@ struct Entry {
     /// Its memoryless bounds, for its own mover.
     low: i32,
     high: i32,
+    /// Its dangers for the current threshold ([`Search::dangers`]): bit 0 for
+    /// [`DANGER_LOW`], bit 1 for [`DANGER_HIGH`].
+    dangers: u8,
 }
+
+/// How many buckets [`Search::buckets`] has (a power of two).
+const BUCKETS: usize = 1024;
+
+/// The bucket of a path key.
+#[inline]
+fn bucket(key: u128) -> usize {
+    let h = ((key as u64) ^ ((key >> 64) as u64)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (h >> (64 - BUCKETS.trailing_zeros())) as usize
+}
+
+/// A danger of a position Q of the path, for the threshold `e` of Q's own side (see
+/// [`Search::no_danger`]): Q's mover wins `≥ e` in the memoryless game (`low ≥ e`) but
+/// its own-row difference is below `e`.
+const DANGER_LOW: u8 = 1;
+/// The other danger: Q's mover is held below `e` in the memoryless game (`high < e`) but
+/// its own-row difference is at least `e`.
+const DANGER_HIGH: u8 = 2;
 
 /// No extreme yet.
 const NONE: (i32, i32) = (i32::MAX, i32::MIN);
@@ -104,6 +125,35 @@ pub(crate) struct Search<'a, L: Leaves> {
     pub(crate) nodes: u64,
     budget: u64,
     out_of_budget: bool,
+    /// How many positions of the path fall in each bucket of their key: a position whose
+    /// bucket is empty is not on the path, which spares the scan of [`Search::count`] for
+    /// almost every move (the first repetition ends the game at once, so a search meets few
+    /// positions already on its path).
+    buckets: Vec<u32>,
+    /// The threshold of the side of parity 0 in the threshold search under way (that of
+    /// the other side is `1 − d`): what the entries' dangers are for.
+    d: i32,
+    /// The path's dangers (see [`Search::no_danger`]): `[side][kind]` counts the entries of
+    /// that side (`false` = 0) with danger `kind` (0: [`DANGER_LOW`], 1: [`DANGER_HIGH`]).
+    dangers: [[u32; 2]; 2],
+    /// Threshold searches whose root could be neither proved nor disproved: every line
+    /// ended at a leaf whose interval straddles the threshold.
+    pub(crate) stuck: u32,
+    /// Whether a tree reached [`TREE_LIMIT`].
+    pub(crate) tree_full: bool,
+    /// Leaves whose interval straddled the threshold, so that neither they nor a node
+    /// all of whose lines end at such leaves can be decided: captures, and moves out of the
+    /// root's component.
+    pub(crate) straddles: Straddles,
+}
+
+/// Leaves that straddled a threshold, by kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Straddles {
+    /// Captures, into a position of a lower layer not yet exact.
+    pub(crate) captures: u64,
+    /// Moves out of the root's component, into a position of this layer not yet exact.
+    pub(crate) exits: u64,
 }
 
 impl<'a, L: Leaves> Search<'a, L> {
@@ -127,6 +177,12 @@ impl<'a, L: Leaves> Search<'a, L> {
             nodes: 0,
             budget,
             out_of_budget: false,
+            buckets: vec![0; BUCKETS],
+            d: 0,
+            dangers: [[0; 2]; 2],
+            stuck: 0,
+            tree_full: false,
+            straddles: Straddles::default(),
         }
     }
 
@@ -153,19 +209,72 @@ impl<'a, L: Leaves> Search<'a, L> {
         let own_row = own_row_bits(bits);
         let w = if side { -own_row } else { own_row };
         let (lo, hi) = *self.before.last().expect("never empty");
-        self.entries.push(Entry {
+        let mut entry = Entry {
             key,
             side,
             own_row,
             low: i32::from(low),
             high: i32::from(high),
-        });
+            dangers: 0,
+        };
+        entry.dangers = self.dangers_of(&entry);
+        self.count_dangers(&entry, 1);
+        self.buckets[bucket(key)] += 1;
+        self.entries.push(entry);
         self.before.push((lo.min(w), hi.max(w)));
     }
 
     fn pop(&mut self) {
-        self.entries.pop();
+        let entry = self.entries.pop().expect("a position to take off the path");
+        self.buckets[bucket(entry.key)] -= 1;
+        self.count_dangers(&entry, u32::MAX);
         self.before.pop();
+    }
+
+    /// The threshold of a side's mover in the threshold search under way.
+    fn threshold_of(&self, side: bool) -> i32 {
+        if side {
+            1 - self.d
+        } else {
+            self.d
+        }
+    }
+
+    /// The dangers of a position of the path for the threshold of its side.
+    fn dangers_of(&self, q: &Entry) -> u8 {
+        let e = self.threshold_of(q.side);
+        let mut dangers = 0;
+        if q.own_row < e && q.low >= e {
+            dangers |= DANGER_LOW;
+        }
+        if q.own_row >= e && q.high < e {
+            dangers |= DANGER_HIGH;
+        }
+        dangers
+    }
+
+    /// Adds `by` (1, or −1 wrapped) to the path's counts of `q`'s dangers.
+    fn count_dangers(&mut self, q: &Entry, by: u32) {
+        let side = &mut self.dangers[usize::from(q.side)];
+        if q.dangers & DANGER_LOW != 0 {
+            side[0] = side[0].wrapping_add(by);
+        }
+        if q.dangers & DANGER_HIGH != 0 {
+            side[1] = side[1].wrapping_add(by);
+        }
+    }
+
+    /// Starts the threshold search of "the root's mover scores at least `d`": the path's
+    /// dangers counted again for it.
+    fn set_threshold(&mut self, d: i32) {
+        self.d = d;
+        self.dangers = [[0; 2]; 2];
+        let mut entries = std::mem::take(&mut self.entries);
+        for q in &mut entries {
+            q.dangers = self.dangers_of(q);
+            self.count_dangers(q, 1);
+        }
+        self.entries = entries;
     }
 
     /// How often the position is on the path. (A scan: the path is short next to what a
@@ -175,6 +284,9 @@ impl<'a, L: Leaves> Search<'a, L> {
     }
 
     fn count_key(&self, key: u128) -> usize {
+        if self.buckets[bucket(key)] == 0 {
+            return 0;
+        }
         self.entries.iter().filter(|q| q.key == key).count()
     }
 
@@ -225,9 +337,30 @@ impl<'a, L: Leaves> Search<'a, L> {
     /// Whether no position of the path can end the game early against the memoryless
     /// strategy of Y's mover (`for_mover`: winning `≥ e`) or of its opponent (holding Y's
     /// mover below `e`); see [`Search::leaf`].
+    ///
+    /// Under the first repetition every position of the path is on its last allowed
+    /// occurrence, and `e` is the threshold of Y's side ([`Search::threshold_of`]: sides
+    /// alternate move by move, and so do the thresholds, `e` for one side and `1 − e` for
+    /// the other). A position Q of Y's side is then a danger for Y's mover if it has
+    /// [`DANGER_LOW`] (for the opponent: [`DANGER_HIGH`]); one of the other side, whose
+    /// threshold is `1 − e`, if it has [`DANGER_HIGH`] (for the opponent: [`DANGER_LOW`]).
+    /// So the answer is the path's danger counts, kept as positions enter and leave it,
+    /// unless Y itself is on the path (it is left out of the test).
     fn no_danger(&self, bits: u128, side: bool, e: i32, for_mover: bool) -> bool {
         let own = Self::key(bits, side);
         let first = self.repetition == Repetition::First;
+        debug_assert_eq!(e, self.threshold_of(side), "a threshold of another search");
+        if first && self.count_key(own) == 0 {
+            let (same, other) = (
+                self.dangers[usize::from(side)],
+                self.dangers[usize::from(!side)],
+            );
+            return if for_mover {
+                same[0] == 0 && other[1] == 0
+            } else {
+                same[1] == 0 && other[0] == 0
+            };
+        }
         self.entries.iter().all(|q| {
             // Only a position that ends the game at its next occurrence is a danger.
             if q.key == own || (!first && !self.repetition.ends_game(self.count_key(q.key))) {
@@ -255,9 +388,10 @@ impl<'a, L: Leaves> Search<'a, L> {
     /// Whether the root's mover scores at least `d`, proved or disproved within the
     /// budget.
     pub(crate) fn at_least(&mut self, root: u128, d: i32) -> Result<Tri, L::Error> {
+        self.set_threshold(d);
         let known = self.leaves.in_layer(root, self.seeds)?;
         let leaf = self.leaf(root, false, &known, d);
-        if leaf != Tri::Unknown || self.rules.packed_turn(root).over.is_some() {
+        if leaf != Tri::Unknown || self.rules.game_over_bits(root).is_some() {
             return Ok(leaf);
         }
         self.proof_numbers(root, known.memoryless, d)
@@ -334,9 +468,11 @@ impl<'a, L: Leaves> Search<'a, L> {
                 break Ok(Tri::No);
             }
             if top.settled() {
+                self.stuck += 1;
                 break Ok(Tri::Unknown);
             }
             if self.nodes >= self.budget || tree.len() + 6 > TREE_LIMIT {
+                self.tree_full |= tree.len() + 6 > TREE_LIMIT;
                 self.out_of_budget = true;
                 break Ok(Tri::Unknown);
             }
@@ -348,10 +484,15 @@ impl<'a, L: Leaves> Search<'a, L> {
             while tree[at].count > 0 {
                 let n = tree[at];
                 let children = n.first as usize..n.first as usize + usize::from(n.count);
-                at = children
-                    .filter(|&c| !tree[c].settled())
-                    .min_by_key(|&c| (tree[c].dn, tree[c].pn))
-                    .expect("an open node has an open child");
+                // The first open child of least (dn, pn).
+                let mut best = (usize::MAX, (u32::MAX, u32::MAX));
+                for (c, child) in tree[children.clone()].iter().enumerate() {
+                    if !child.settled() && (child.dn, child.pn) < best.1 {
+                        best = (children.start + c, (child.dn, child.pn));
+                    }
+                }
+                assert!(best.0 != usize::MAX, "an open node has an open child");
+                at = best.0;
                 line.push(at);
                 self.push(tree[at].bits, tree[at].side, tree[at].memoryless);
             }
@@ -367,8 +508,12 @@ impl<'a, L: Leaves> Search<'a, L> {
                 let n = tree[i];
                 if n.count > 0 {
                     let children = n.first as usize..n.first as usize + usize::from(n.count);
-                    tree[i].pn = children.clone().map(|c| tree[c].dn).min().unwrap_or(INF);
-                    tree[i].dn = children.fold(0u32, |s, c| s.saturating_add(tree[c].pn).min(INF));
+                    let (mut pn, mut dn) = (INF, 0u32);
+                    for child in &tree[children] {
+                        pn = pn.min(child.dn);
+                        dn = dn.saturating_add(child.pn).min(INF);
+                    }
+                    (tree[i].pn, tree[i].dn) = (pn, dn);
                 }
                 let unchanged = (tree[i].pn, tree[i].dn) == old;
                 if line.len() == 1 || (unchanged && !tree[i].settled()) {
@@ -418,6 +563,7 @@ impl<'a, L: Leaves> Search<'a, L> {
             let c = i32::from(turn.captured[pit]);
             // The mover's interval by this move, if it is a leaf.
             let mut open = None;
+            let mut exit = false;
             let leaf = if c > 0 {
                 let (l, h) = self.leaves.fresh(child, self.seeds - c as u32)?;
                 Some((c - i32::from(h), c - i32::from(l)))
@@ -427,9 +573,10 @@ impl<'a, L: Leaves> Search<'a, L> {
             } else {
                 let known = self.leaves.in_layer(child, self.seeds)?;
                 if known.fresh_from_here {
+                    exit = true;
                     let (l, h) = known.fresh;
                     Some((-i32::from(h), -i32::from(l)))
-                } else if let Some(v) = self.rules.packed_turn(child).over {
+                } else if let Some(v) = self.rules.game_over_bits(child) {
                     Some((-i32::from(v), -i32::from(v)))
                 } else {
                     match self.leaf(child, !side, &known, 1 - threshold) {
@@ -451,7 +598,14 @@ impl<'a, L: Leaves> Search<'a, L> {
                     return Ok(());
                 }
                 Some((_, b)) if b < threshold => proved,
-                Some(_) => (INF, INF),
+                Some(_) => {
+                    if exit {
+                        self.straddles.exits += 1;
+                    } else {
+                        self.straddles.captures += 1;
+                    }
+                    (INF, INF)
+                }
                 None => (1, 1),
             };
             tree.push(PnNode {
@@ -476,6 +630,24 @@ pub(crate) struct Narrowed {
     pub(crate) low: i32,
     pub(crate) high: i32,
     pub(crate) nodes: u64,
+    /// How the search ended.
+    pub(crate) ended: Ended,
+    /// The leaves that straddled a threshold.
+    pub(crate) straddles: Straddles,
+}
+
+/// How a root's search ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ended {
+    /// Its interval closed.
+    Exact,
+    /// Out of its node budget.
+    Budget,
+    /// A tree reached [`TREE_LIMIT`].
+    TreeLimit,
+    /// Every threshold left was stuck: its lines all end at leaves whose intervals straddle
+    /// it.
+    Stuck,
 }
 
 /// Narrows the root's widened interval by threshold searches (the middle first, then the
@@ -509,10 +681,21 @@ pub(crate) fn narrow<L: Leaves>(
             Tri::Unknown => undecided.push(d),
         }
     }
+    let ended = if low == high {
+        Ended::Exact
+    } else if search.tree_full {
+        Ended::TreeLimit
+    } else if search.exhausted() {
+        Ended::Budget
+    } else {
+        Ended::Stuck
+    };
     Ok(Narrowed {
         low,
         high,
         nodes: search.nodes,
+        ended,
+        straddles: search.straddles,
     })
 }
 
