@@ -134,15 +134,23 @@ fn check_whole(
     ))
 }
 
-/// Checks `count` positions of each layer `first..=last`, spread evenly over its index
-/// range, against their moves, as [`verify`] does for whole layers: for layers too large
-/// to hold in memory. A layer of at most `count` positions is checked whole, as
-/// [`verify`] checks it.
+/// Checks `count` positions of each layer `first..=last` against their moves, as
+/// [`verify`] does for whole layers: for layers too large to hold in memory. A layer of at
+/// most `count` positions is checked whole, as [`verify`] checks it.
 ///
-/// The time is about proportional to the sample and the memory stays flat whatever the
-/// sample and the layer: the positions are checked in batches of a fixed size, each
-/// batch's lookups sorted so every block they need is read and decompressed once for the
-/// batch, and only the counts and the first few mismatches outlive a batch.
+/// The sample is made of whole runs: the layer is cut where its values file cuts its blocks,
+/// and blocks are drawn at random without replacement (seeded by the layer, so the same
+/// command checks the same positions) until they hold `count` positions, the last one
+/// drawn cut to fit. Every position is as likely to be checked as any other; a run's
+/// positions are checked with every move, against the stored values of the children
+/// wherever they lie (lower layers included), and with their rounds. A block decompressed
+/// for the sample's own values is so used whole, and its positions are walked in order
+/// rather than unranked one by one.
+///
+/// The memory stays flat whatever the sample and the layer: the runs are checked in
+/// batches of a fixed number of positions, each batch's lookups of children sorted so every
+/// block they need is read and decompressed once for the batch, and only the counts and the
+/// first few mismatches outlive a batch.
 ///
 /// # Errors
 ///
@@ -175,34 +183,71 @@ pub fn verify_sampled(
     Ok(checks)
 }
 
-/// Positions a sampled check looks up together: a batch's lookups (about six a position)
-/// need nearly every block of the layers below and of its own layer, each read and
-/// decompressed once for the batch, so the larger the batch the fewer times the whole
-/// database is decompressed. 2^20 positions take about 70 MB.
+/// Positions a sampled check checks together: a batch's lookups of children (about five a
+/// position) need nearly every block of the layers below and of its own layer, each read
+/// and decompressed once for the batch, so the larger the batch the fewer times those
+/// layers are decompressed. 2^20 positions take about 70 MB.
 const BATCH: u64 = 1 << 20;
-/// Positions one thread prepares or judges at a time, within a batch.
-const STRIP: usize = 4096;
 /// The low bits of a sorted lookup that say where its answer goes: a batch has at most
-/// `BATCH * 7` slots (a position, then at most six moves). The high bits are the looked-up
+/// `BATCH * 6` slots (six a position, one a move). The high bits are the looked-up
 /// position's index among all layers, below `index::size_up_to(48)` < 2^41.
 const SLOT_BITS: u32 = 23;
-const _: () = assert!(BATCH * 7 <= 1 << SLOT_BITS);
+const _: () = assert!(BATCH * MOVES as u64 <= 1 << SLOT_BITS);
+/// Slots a position has, one for each of its moves at most.
+const MOVES: usize = 6;
 /// In the `over` of a position whose game goes on (a game over is worth at most 48).
 const GOES_ON: i8 = i8::MIN;
 
-/// Checks `picks` positions of layer `n` (fewer than the layer holds), spread evenly over
-/// its index range, ends included.
-fn check_sample(db: &Database, n: u32, picks: u64) -> Result<LayerCheck, VerifyError> {
+/// The runs of a sample of `picks` positions of layer `n` (fewer than the layer holds),
+/// cut at multiples of `run`: `(first index, positions)`, in index order. Drawn by a
+/// generator seeded with the layer, so a check repeats.
+fn sample_runs(n: u32, picks: u64, run: u64) -> Vec<(u64, u64)> {
     let size = index::size(n);
-    // Evenly spread, ends included; in u128, as `k * (size - 1)` overflows u64 from
-    // layer 28 on for a large sample.
-    let spot = |k: u64| -> u64 {
-        if picks <= 1 {
-            0
-        } else {
-            (u128::from(k) * u128::from(size - 1) / u128::from(picks - 1)) as u64
-        }
-    };
+    let runs = size.div_ceil(run);
+    let mut rng = SplitMix(0x5EED_0FA5_A3B1_E5ED ^ u64::from(n));
+    // A partial Fisher–Yates shuffle over the run numbers, kept sparse (the swapped ones
+    // only): a big layer has hundreds of thousands of runs and a sample may need few.
+    let mut moved: std::collections::HashMap<u64, u64> = std::collections::HashMap::new();
+    let mut chosen = Vec::new();
+    let mut left = picks;
+    let mut drawn = 0;
+    while left > 0 && drawn < runs {
+        let j = drawn + rng.below(runs - drawn);
+        let at_j = *moved.get(&j).unwrap_or(&j);
+        let at_drawn = *moved.get(&drawn).unwrap_or(&drawn);
+        moved.insert(j, at_drawn);
+        drawn += 1;
+        let start = at_j * run;
+        let len = (size - start).min(run).min(left);
+        chosen.push((start, len));
+        left -= len;
+    }
+    chosen.sort_unstable();
+    chosen
+}
+
+/// SplitMix64: a small seeded generator for the runs of a sample.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// A number in `0..n` (`n > 0`), without the bias of a plain remainder.
+    fn below(&mut self, n: u64) -> u64 {
+        ((u128::from(self.next()) * u128::from(n)) >> 64) as u64
+    }
+}
+
+/// Checks `picks` positions of layer `n` (fewer than the layer holds), in runs drawn at
+/// random (see [`verify_sampled`]).
+fn check_sample(db: &Database, n: u32, picks: u64) -> Result<LayerCheck, VerifyError> {
+    let file = db.layer(n).ok_or(VerifyError::Missing(n))?;
+    let runs = sample_runs(n, picks, u64::from(file.block_size()));
     let has_distances = db.distances_file(n).is_some();
     let mut check = LayerCheck {
         seeds: n,
@@ -212,15 +257,21 @@ fn check_sample(db: &Database, n: u32, picks: u64) -> Result<LayerCheck, VerifyE
         distance_faults: 0,
         examples: Vec::new(),
     };
-    let mut start = 0;
-    while start < picks {
-        let end = (start + BATCH).min(picks);
-        let (mismatches, faults, examples) = check_batch(db, n, start..end, &spot)?;
+    let mut at = 0;
+    while at < runs.len() {
+        // Whole runs up to BATCH positions (a run is at most a block, far below it).
+        let mut end = at;
+        let mut held = 0;
+        while end < runs.len() && (end == at || held + runs[end].1 <= BATCH) {
+            held += runs[end].1;
+            end += 1;
+        }
+        let (mismatches, faults, examples) = check_batch(db, n, &runs[at..end])?;
         check.mismatches += mismatches;
         check.distance_faults += faults;
         let room = EXAMPLES - check.examples.len();
         check.examples.extend(examples.into_iter().take(room));
-        start = end;
+        at = end;
     }
     Ok(check)
 }
@@ -230,78 +281,104 @@ fn layer_base(n: u32) -> u64 {
     index::size_up_to(n) - index::size(n)
 }
 
-/// Checks the sampled positions `ks` (their indices given by `spot`) of layer `n`: their
-/// mismatches, distance faults and first mismatches.
+/// The bytes of `file` for positions `start..start + len`, from the blocks that hold them.
+fn read_span(file: &store::LayerFile, start: u64, len: u64) -> Result<Vec<u8>, StoreError> {
+    let size = u64::from(file.block_size());
+    let mut out = Vec::with_capacity(len as usize);
+    let mut at = start;
+    while at < start + len {
+        let block = at / size;
+        let bytes = file.read_block_bytes(block)?;
+        let from = (at - block * size) as usize;
+        let to = ((start + len).min((block + 1) * size) - block * size) as usize;
+        out.extend_from_slice(&bytes[from..to]);
+        at = block * size + to as u64;
+    }
+    Ok(out)
+}
+
+/// One run of a batch, prepared: its positions' stored values and rounds (read from the
+/// run's own blocks), their game-over values or move counts, and their moves' lookups.
+struct Run {
+    start: u64,
+    stored: Vec<u8>,
+    rounds: Vec<u8>,
+    over: Vec<i8>,
+    moves: Vec<u8>,
+}
+
+/// Checks the runs `runs` of layer `n`: their mismatches, distance faults and first
+/// mismatches.
 fn check_batch(
     db: &Database,
     n: u32,
-    ks: std::ops::Range<u64>,
-    spot: &(impl Fn(u64) -> u64 + Sync),
+    runs: &[(u64, u64)],
 ) -> Result<(u64, u64, Vec<Mismatch>), VerifyError> {
     use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
     let rules = db.rules();
-    let len = (ks.end - ks.start) as usize;
-    let strips = len.div_ceil(STRIP);
-    // First the moves of each position, to size the lookups exactly (a second move
-    // generation costs less than room for the most moves a position can have).
-    let mut moves = vec![0u8; len];
-    let mut over = vec![GOES_ON; len];
-    moves
-        .par_chunks_mut(STRIP)
-        .zip(over.par_chunks_mut(STRIP))
-        .enumerate()
-        .for_each(|(strip, (moves, over))| {
-            for j in 0..moves.len() {
-                let i = spot(ks.start + (strip * STRIP + j) as u64);
-                match rules.turn(&index::unrank(n, i)) {
-                    Turn::GameOver { value } => over[j] = value,
-                    Turn::Moves(list) => moves[j] = list.len() as u8,
-                }
-            }
-        });
-    // A position's slots: its own, then one per move in order; a strip's are together.
-    let mut bases = Vec::with_capacity(strips + 1);
-    bases.push(0usize);
-    for strip in moves.chunks(STRIP) {
-        let slots: usize = strip.iter().map(|&m| 1 + usize::from(m)).sum();
-        bases.push(bases.last().unwrap() + slots);
+    let file = db.layer(n).ok_or(VerifyError::Missing(n))?;
+    let distances_file = db.distances_file(n);
+    // Each run's first position's number within the batch: its slots start at MOVES times it.
+    let mut firsts = Vec::with_capacity(runs.len());
+    let mut positions = 0usize;
+    for &(_, len) in runs {
+        firsts.push(positions);
+        positions += len as usize;
     }
-    let slots = bases[strips];
-    let mut keys = vec![0u64; slots];
+    let slots = positions * MOVES;
+    // Six slots a position (a lookup key, or none where it has fewer moves), each run's
+    // together, so the runs fill their own parts in parallel.
+    let mut keys = vec![u64::MAX; slots];
     let mut captured = vec![0u8; slots];
-    let mut key_strips = Vec::with_capacity(strips);
-    let mut captured_strips = Vec::with_capacity(strips);
+    let mut parts = Vec::with_capacity(runs.len());
     let (mut key_rest, mut captured_rest) = (&mut keys[..], &mut captured[..]);
-    for strip in 0..strips {
-        let width = bases[strip + 1] - bases[strip];
+    for &(_, len) in runs {
+        let width = len as usize * MOVES;
         let (k, kr) = std::mem::take(&mut key_rest).split_at_mut(width);
         let (c, cr) = std::mem::take(&mut captured_rest).split_at_mut(width);
-        key_strips.push(k);
-        captured_strips.push(c);
+        parts.push((k, c));
         (key_rest, captured_rest) = (kr, cr);
     }
-    key_strips
-        .into_par_iter()
-        .zip(captured_strips)
-        .enumerate()
-        .for_each(|(strip, (keys, captured))| {
-            let mut at = 0;
-            for j in strip * STRIP..((strip + 1) * STRIP).min(len) {
-                let i = spot(ks.start + j as u64);
-                let slot = (bases[strip] + at) as u64;
-                keys[at] = (layer_base(n) + i) << SLOT_BITS | slot;
-                at += 1;
-                if let Turn::Moves(list) = rules.turn(&index::unrank(n, i)) {
-                    for mv in &list {
-                        let child = n - u32::from(mv.captured);
-                        let key = layer_base(child) + index::rank(&mv.child);
-                        keys[at] = key << SLOT_BITS | (bases[strip] + at) as u64;
-                        captured[at] = mv.captured;
-                        at += 1;
+    // One pass over each run: its own blocks read (so used whole), its positions walked in
+    // order, their moves generated once.
+    let prepared: Vec<Run> = runs
+        .par_iter()
+        .zip(&firsts)
+        .zip(parts)
+        .map(|((&(start, len), &first), (keys, captured))| {
+            let stored = read_span(file, start, len)?;
+            let rounds = match distances_file {
+                Some(d) => read_span(d, start, len)?,
+                None => Vec::new(),
+            };
+            let mut over = vec![GOES_ON; len as usize];
+            let mut moves = vec![0u8; len as usize];
+            for (i, board) in index::walk(n, start, start + len) {
+                let j = (i - start) as usize;
+                match rules.turn(&board) {
+                    Turn::GameOver { value } => over[j] = value,
+                    Turn::Moves(list) => {
+                        moves[j] = list.len() as u8;
+                        for (k, mv) in list.iter().enumerate() {
+                            let child = n - u32::from(mv.captured);
+                            let key = layer_base(child) + index::rank(&mv.child);
+                            let at = j * MOVES + k;
+                            keys[at] = key << SLOT_BITS | ((first + j) * MOVES + k) as u64;
+                            captured[at] = mv.captured;
+                        }
                     }
                 }
             }
-        });
+            Ok(Run {
+                start,
+                stored,
+                rounds,
+                over,
+                moves,
+            })
+        })
+        .collect::<Result<_, VerifyError>>()?;
+    keys.retain(|&k| k != u64::MAX);
     keys.par_sort_unstable();
     // The sorted lookups cut where the block changes: (layer, block, first, end).
     let mut groups: Vec<(u32, u64, usize, usize)> = Vec::new();
@@ -326,10 +403,12 @@ fn check_batch(
             let file = db.layer(layer).ok_or(VerifyError::Missing(layer))?;
             let base = layer_base(layer) + block * u64::from(file.block_size());
             let bytes = file.read_block_bytes(block)?;
-            // Only the layer's own rounds are read: a round matters for the position
-            // itself and for moves that do not capture.
-            let distances = match db.distances_file(n) {
-                Some(d) if layer == n => Some(d.read_block_bytes(block)?),
+            // Only the layer's own rounds are read: a child's round matters for the moves
+            // that do not capture.
+            let distances = match distances_file {
+                Some(d) if layer == n => {
+                    Some(read_span(d, base - layer_base(layer), bytes.len() as u64)?)
+                }
                 _ => None,
             };
             for &key in &keys[first..end] {
@@ -343,24 +422,22 @@ fn check_batch(
             Ok(())
         })?;
     drop(keys);
-    let has_distances = db.distances_file(n).is_some();
+    let has_distances = distances_file.is_some();
     let value = |slot: usize| values[slot].load(Relaxed) as i8;
     let round = |slot: usize| rounds[slot].load(Relaxed);
-    let judged = (0..strips)
-        .into_par_iter()
-        .map(|strip| {
+    let judged = prepared
+        .par_iter()
+        .zip(&firsts)
+        .map(|(run, &first)| {
             let (mut bad, mut faults, mut found) = (0u64, 0u64, Vec::new());
-            let mut slot = bases[strip];
-            for j in strip * STRIP..((strip + 1) * STRIP).min(len) {
-                let own_slot = slot;
-                slot += 1 + usize::from(moves[j]);
-                let slot = own_slot;
-                let stored = value(slot);
-                let own = round(slot);
-                let (expected, fault) = if over[j] != GOES_ON {
-                    (over[j], has_distances && own != 0)
+            for j in 0..run.moves.len() {
+                let stored = run.stored[j] as i8;
+                let own = if has_distances { run.rounds[j] } else { 0 };
+                let (expected, fault) = if run.over[j] != GOES_ON {
+                    (run.over[j], has_distances && own != 0)
                 } else {
-                    let children = slot + 1..=slot + usize::from(moves[j]);
+                    let slot = (first + j) * MOVES;
+                    let children = slot..slot + usize::from(run.moves[j]);
                     let worth = |c: usize| captured[c] as i8 - value(c);
                     let expected = children
                         .clone()
@@ -391,7 +468,7 @@ fn check_batch(
                     bad += 1;
                     if found.len() < EXAMPLES {
                         found.push(Mismatch {
-                            board: index::unrank(n, spot(ks.start + j as u64)),
+                            board: index::unrank(n, run.start + j as u64),
                             stored,
                             expected,
                         });
@@ -575,6 +652,42 @@ mod tests {
                 assert!(rounds[n as usize].iter().all(|&r| r != DISTANCE_SATURATED));
             }
         }
+    }
+
+    /// The runs of a sample hold exactly the sample, start on a run's boundary, never
+    /// overlap, repeat for the same layer, and are spread over the whole layer.
+    #[test]
+    fn the_runs_of_a_sample_cover_the_layer_evenly_and_repeat() {
+        for (n, run) in [(9u32, 1000u64), (14, 16384), (20, 16384)] {
+            let size = index::size(n);
+            for picks in [1, 999, 1000, 1001, size / 4, size - 1] {
+                let runs = sample_runs(n, picks, run);
+                assert_eq!(runs, sample_runs(n, picks, run), "seeded");
+                assert_eq!(runs.iter().map(|r| r.1).sum::<u64>(), picks);
+                for w in runs.windows(2) {
+                    assert!(w[0].0 + w[0].1 <= w[1].0, "{w:?}");
+                }
+                for &(start, len) in &runs {
+                    assert_eq!(start % run, 0);
+                    assert!(len >= 1 && len <= run && start + len <= size);
+                }
+            }
+            // A quarter of the layer: about a quarter of each quarter of it.
+            let runs = sample_runs(n, size / 4, run);
+            let total = size.div_ceil(run);
+            if total >= 40 {
+                for q in 0..4 {
+                    let (from, to) = (q * size / 4, (q + 1) * size / 4);
+                    let inside = runs.iter().filter(|r| (from..to).contains(&r.0)).count();
+                    let expected = total as f64 / 16.0;
+                    assert!(
+                        (inside as f64 - expected).abs() <= expected / 2.0 + 3.0,
+                        "layer {n}, quarter {q}: {inside} runs, about {expected} expected"
+                    );
+                }
+            }
+        }
+        assert_ne!(sample_runs(19, 1000, 100), sample_runs(20, 1000, 100));
     }
 
     #[test]
