@@ -186,14 +186,15 @@ pub fn verify_sampled(
 /// Positions a sampled check checks together: a batch's lookups of children (about five a
 /// position) need nearly every block of the layers below and of its own layer, each read
 /// and decompressed once for the batch, so the larger the batch the fewer times those
-/// layers are decompressed. 2^20 positions take about 70 MB.
-const BATCH: u64 = 1 << 20;
-/// The low bits of a sorted lookup that say where its answer goes: a batch has at most
-/// `BATCH * 6` slots (six a position, one a move). The high bits are the looked-up
-/// position's index among all layers, below `index::size_up_to(48)` < 2^41.
+/// layers are decompressed (the time that is not the sample's own). A position takes 53
+/// bytes (six keys and five bytes): 1.5 Mi positions about 80 MB.
+const BATCH: u64 = 3 << 19;
+/// The low bits of a sorted lookup that say which position's move it is: its number in
+/// the batch. The high bits are the looked-up position's index among all layers, below
+/// `index::size_up_to(48)` < 2^41.
 const SLOT_BITS: u32 = 23;
-const _: () = assert!(BATCH * MOVES as u64 <= 1 << SLOT_BITS);
-/// Slots a position has, one for each of its moves at most.
+const _: () = assert!(BATCH <= 1 << SLOT_BITS);
+/// Keys a position has room for, one for each of its moves at most.
 const MOVES: usize = 6;
 /// In the `over` of a position whose game goes on (a game over is worth at most 48).
 const GOES_ON: i8 = i8::MIN;
@@ -297,87 +298,83 @@ fn read_span(file: &store::LayerFile, start: u64, len: u64) -> Result<Vec<u8>, S
     Ok(out)
 }
 
-/// One run of a batch, prepared: its positions' stored values and rounds (read from the
-/// run's own blocks), their game-over values or move counts, and their moves' lookups.
-struct Run {
-    start: u64,
-    stored: Vec<u8>,
-    rounds: Vec<u8>,
-    over: Vec<i8>,
-    moves: Vec<u8>,
-}
+/// In a position's `best` flags: a best move (one worth the stored value) that makes
+/// progress (captures, or leads to a lower round), and one that does not.
+const PROGRESS: u8 = 1;
+const NO_PROGRESS: u8 = 2;
 
 /// Checks the runs `runs` of layer `n`: their mismatches, distance faults and first
 /// mismatches.
+///
+/// A position's stored value and round are known from its run's block before its children
+/// are looked up, so each child's answer is folded into the position as it arrives: the
+/// best worth so far and whether a best move makes progress. A batch so holds a lookup key
+/// a move and five bytes a position, which is what lets it hold many positions.
 fn check_batch(
     db: &Database,
     n: u32,
     runs: &[(u64, u64)],
 ) -> Result<(u64, u64, Vec<Mismatch>), VerifyError> {
-    use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+    use std::sync::atomic::{AtomicI8, AtomicU8, Ordering::Relaxed};
     let rules = db.rules();
     let file = db.layer(n).ok_or(VerifyError::Missing(n))?;
     let distances_file = db.distances_file(n);
-    // Each run's first position's number within the batch: its slots start at MOVES times it.
+    let has_distances = distances_file.is_some();
+    // Each run's first position's number within the batch.
     let mut firsts = Vec::with_capacity(runs.len());
     let mut positions = 0usize;
     for &(_, len) in runs {
         firsts.push(positions);
         positions += len as usize;
     }
-    let slots = positions * MOVES;
-    // Six slots a position (a lookup key, or none where it has fewer moves), each run's
-    // together, so the runs fill their own parts in parallel.
-    let mut keys = vec![u64::MAX; slots];
-    let mut captured = vec![0u8; slots];
+    // Six keys a position (a child's lookup, or none where it has fewer moves), and its
+    // stored value, round and game-over value ([`GOES_ON`] for a game that goes on), each
+    // run's together, so the runs fill their own parts in parallel.
+    let mut keys = vec![u64::MAX; positions * MOVES];
+    let mut stored = vec![0u8; positions];
+    let mut rounds = vec![0u8; if has_distances { positions } else { 0 }];
+    let mut over = vec![GOES_ON; positions];
     let mut parts = Vec::with_capacity(runs.len());
-    let (mut key_rest, mut captured_rest) = (&mut keys[..], &mut captured[..]);
+    let (mut k_rest, mut s_rest, mut r_rest, mut o_rest) = (
+        &mut keys[..],
+        &mut stored[..],
+        &mut rounds[..],
+        &mut over[..],
+    );
     for &(_, len) in runs {
-        let width = len as usize * MOVES;
-        let (k, kr) = std::mem::take(&mut key_rest).split_at_mut(width);
-        let (c, cr) = std::mem::take(&mut captured_rest).split_at_mut(width);
-        parts.push((k, c));
-        (key_rest, captured_rest) = (kr, cr);
+        let len = len as usize;
+        let (k, kr) = std::mem::take(&mut k_rest).split_at_mut(len * MOVES);
+        let (s, sr) = std::mem::take(&mut s_rest).split_at_mut(len);
+        let r_len = if has_distances { len } else { 0 };
+        let (r, rr) = std::mem::take(&mut r_rest).split_at_mut(r_len);
+        let (o, or) = std::mem::take(&mut o_rest).split_at_mut(len);
+        parts.push((k, s, r, o));
+        (k_rest, s_rest, r_rest, o_rest) = (kr, sr, rr, or);
     }
     // One pass over each run: its own blocks read (so used whole), its positions walked in
     // order, their moves generated once.
-    let prepared: Vec<Run> = runs
-        .par_iter()
-        .zip(&firsts)
-        .zip(parts)
-        .map(|((&(start, len), &first), (keys, captured))| {
-            let stored = read_span(file, start, len)?;
-            let rounds = match distances_file {
-                Some(d) => read_span(d, start, len)?,
-                None => Vec::new(),
-            };
-            let mut over = vec![GOES_ON; len as usize];
-            let mut moves = vec![0u8; len as usize];
+    runs.par_iter().zip(&firsts).zip(parts).try_for_each(
+        |((&(start, len), &first), (keys, stored, rounds, over))| -> Result<(), VerifyError> {
+            stored.copy_from_slice(&read_span(file, start, len)?);
+            if let Some(d) = distances_file {
+                rounds.copy_from_slice(&read_span(d, start, len)?);
+            }
             for (i, board) in index::walk(n, start, start + len) {
                 let j = (i - start) as usize;
                 match rules.turn(&board) {
                     Turn::GameOver { value } => over[j] = value,
                     Turn::Moves(list) => {
-                        moves[j] = list.len() as u8;
                         for (k, mv) in list.iter().enumerate() {
                             let child = n - u32::from(mv.captured);
                             let key = layer_base(child) + index::rank(&mv.child);
-                            let at = j * MOVES + k;
-                            keys[at] = key << SLOT_BITS | ((first + j) * MOVES + k) as u64;
-                            captured[at] = mv.captured;
+                            keys[j * MOVES + k] = key << SLOT_BITS | (first + j) as u64;
                         }
                     }
                 }
             }
-            Ok(Run {
-                start,
-                stored,
-                rounds,
-                over,
-                moves,
-            })
-        })
-        .collect::<Result<_, VerifyError>>()?;
+            Ok(())
+        },
+    )?;
     keys.retain(|&k| k != u64::MAX);
     keys.par_sort_unstable();
     // The sorted lookups cut where the block changes: (layer, block, first, end).
@@ -395,8 +392,14 @@ fn check_batch(
             _ => groups.push((layer, block, at, at + 1)),
         }
     }
-    let values: Vec<AtomicU8> = (0..slots).map(|_| AtomicU8::new(0)).collect();
-    let rounds: Vec<AtomicU8> = (0..slots).map(|_| AtomicU8::new(0)).collect();
+    // A position's own value and round, by its number in the batch.
+    let own = |p: usize| -> (i8, u8) {
+        let round = if has_distances { rounds[p] } else { 0 };
+        (stored[p] as i8, round)
+    };
+    // The best worth over a position's moves so far, and its best moves' progress.
+    let best_worth: Vec<AtomicI8> = (0..positions).map(|_| AtomicI8::new(i8::MIN)).collect();
+    let best_moves: Vec<AtomicU8> = (0..positions).map(|_| AtomicU8::new(0)).collect();
     groups
         .par_iter()
         .try_for_each(|&(layer, block, first, end)| -> Result<(), VerifyError> {
@@ -411,55 +414,46 @@ fn check_batch(
                 }
                 _ => None,
             };
+            let captured = (n - layer) as i8;
             for &key in &keys[first..end] {
                 let within = ((key >> SLOT_BITS) - base) as usize;
-                let slot = (key & ((1 << SLOT_BITS) - 1)) as usize;
-                values[slot].store(bytes[within], Relaxed);
-                if let Some(d) = &distances {
-                    rounds[slot].store(d[within], Relaxed);
+                let p = (key & ((1 << SLOT_BITS) - 1)) as usize;
+                let worth = captured - bytes[within] as i8;
+                best_worth[p].fetch_max(worth, Relaxed);
+                // As `round_keeps_its_promise`: along best play the rounds fall until a
+                // capture. Only the best moves for the stored value count.
+                let (stored, round) = own(p);
+                if has_distances && worth == stored && stored != 0 && round != DISTANCE_SATURATED {
+                    let progress =
+                        captured > 0 || distances.as_ref().is_some_and(|d| d[within] < round);
+                    let flag = if progress { PROGRESS } else { NO_PROGRESS };
+                    best_moves[p].fetch_or(flag, Relaxed);
                 }
             }
             Ok(())
         })?;
     drop(keys);
-    let has_distances = distances_file.is_some();
-    let value = |slot: usize| values[slot].load(Relaxed) as i8;
-    let round = |slot: usize| rounds[slot].load(Relaxed);
-    let judged = prepared
+    let judged = runs
         .par_iter()
         .zip(&firsts)
-        .map(|(run, &first)| {
+        .map(|(&(start, len), &first)| {
             let (mut bad, mut faults, mut found) = (0u64, 0u64, Vec::new());
-            for j in 0..run.moves.len() {
-                let stored = run.stored[j] as i8;
-                let own = if has_distances { run.rounds[j] } else { 0 };
-                let (expected, fault) = if run.over[j] != GOES_ON {
-                    (run.over[j], has_distances && own != 0)
+            for j in 0..len as usize {
+                let (stored, round) = own(first + j);
+                let (expected, fault) = if over[first + j] != GOES_ON {
+                    (over[first + j], has_distances && round != 0)
                 } else {
-                    let slot = (first + j) * MOVES;
-                    let children = slot..slot + usize::from(run.moves[j]);
-                    let worth = |c: usize| captured[c] as i8 - value(c);
-                    let expected = children
-                        .clone()
-                        .map(worth)
-                        .max()
-                        .expect("a position that is not over has a move");
-                    // As `round_keeps_its_promise`: along best play the rounds fall
-                    // until a capture.
+                    let expected = best_worth[first + j].load(Relaxed);
+                    let best = best_moves[first + j].load(Relaxed);
                     let fault = has_distances
                         && if stored == 0 {
-                            own != 0
-                        } else if own == DISTANCE_SATURATED {
+                            round != 0
+                        } else if round == DISTANCE_SATURATED {
                             false
+                        } else if stored > 0 {
+                            best & PROGRESS == 0
                         } else {
-                            let mut best = children
-                                .filter(|&c| worth(c) == stored)
-                                .map(|c| captured[c] > 0 || round(c) < own);
-                            if stored > 0 {
-                                !best.any(|p| p)
-                            } else {
-                                !best.all(|p| p)
-                            }
+                            best & NO_PROGRESS != 0
                         };
                     (expected, fault)
                 };
@@ -468,7 +462,7 @@ fn check_batch(
                     bad += 1;
                     if found.len() < EXAMPLES {
                         found.push(Mismatch {
-                            board: index::unrank(n, run.start + j as u64),
+                            board: index::unrank(n, start + j as u64),
                             stored,
                             expected,
                         });
@@ -688,6 +682,79 @@ mod tests {
             }
         }
         assert_ne!(sample_runs(19, 1000, 100), sample_runs(20, 1000, 100));
+    }
+
+    /// The sampled check judges as the whole check does: on a layer with wrong values and
+    /// wrong rounds planted, a sample of all but one position finds the whole check's
+    /// mismatches and distance faults (give or take the one position left out), and a
+    /// small sample still finds some of each.
+    #[test]
+    fn a_sample_judges_values_and_rounds_as_the_whole_check() {
+        let rules = Rules::AWARI;
+        let (values, mut rounds) = solved(rules);
+        let dir = tempfile::tempdir().unwrap();
+        let opts = store::WriteOptions {
+            block_size: 1000,
+            ..Default::default()
+        };
+        let n = 10u32;
+        let mut values = values;
+        // Every 97th position of layer 10 gets a wrong value, every 89th won one a round of
+        // 0 and every 89th draw a round of 3.
+        for i in (0..values[10].len()).step_by(97) {
+            values[10][i] = if values[10][i] == 1 { 2 } else { 1 };
+        }
+        for i in (0..rounds[10].len()).step_by(89) {
+            if values[10][i] != 0 {
+                rounds[10][i] = 0;
+            } else {
+                rounds[10][i] = 3;
+            }
+        }
+        for m in 0..=n {
+            let summary = store::LayerSummary::from_values(m, &values[m as usize]);
+            let bytes: Vec<u8> = values[m as usize].iter().map(|&v| v as u8).collect();
+            store::write_table(
+                dir.path(),
+                rules,
+                store::TableKind::Values,
+                &bytes,
+                summary.clone(),
+                opts,
+            )
+            .unwrap();
+            store::write_table(
+                dir.path(),
+                rules,
+                store::TableKind::Distances,
+                &rounds[m as usize],
+                summary,
+                opts,
+            )
+            .unwrap();
+        }
+        let db = Database::open(dir.path(), rules).unwrap();
+        let whole = &verify(&db, n, n, |_| {}).unwrap()[0];
+        assert!(
+            whole.mismatches > 100 && whole.distance_faults > 100,
+            "{whole:?}"
+        );
+        let size = index::size(n);
+        let most = &verify_sampled(&db, n, n, size - 1, |_| {}).unwrap()[0];
+        assert_eq!(most.positions, size - 1);
+        assert!(
+            whole.mismatches - most.mismatches <= 1,
+            "{whole:?} {most:?}"
+        );
+        assert!(
+            whole.distance_faults - most.distance_faults <= 1,
+            "{whole:?} {most:?}"
+        );
+        let few = &verify_sampled(&db, n, n, 5000, |_| {}).unwrap()[0];
+        assert!(few.mismatches >= 1 && few.distance_faults >= 1, "{few:?}");
+        for m in &few.examples {
+            assert_eq!(m.stored, values[10][index::rank(&m.board) as usize]);
+        }
     }
 
     #[test]
