@@ -462,18 +462,18 @@ fn sampled_verify_passes_sound_layers_and_catches_a_planted_value() {
         "{stdout}"
     );
 
-    // Plant a wrong value where every sample of 500 looks: the sample is a run from the
-    // start of a block, whichever block is drawn, so the first position of each block.
+    // Plant wrong values all over the layer, every 16th position: a sample of 500
+    // positions drawn at random (500 runs of one position here) finds some.
     let file = awari::store::LayerFile::open(
         &table_path(dir.path(), Rules::AWARI, TOP, TableKind::Values),
         Rules::AWARI,
         TOP,
     )
     .unwrap();
-    let block = file.block_size() as usize;
+    let every = 16;
     let mut values = file.read_all().unwrap();
     drop(file);
-    for at in (0..values.len()).step_by(block) {
+    for at in (0..values.len()).step_by(every) {
         values[at] = if values[at] == 1 { 2 } else { 1 };
     }
     awari::store::write_layer(dir.path(), Rules::AWARI, TOP, &values, Default::default()).unwrap();
@@ -486,7 +486,7 @@ fn sampled_verify_passes_sound_layers_and_catches_a_planted_value() {
     );
     // A sample of the whole layer is the whole check: every planted value is found (and
     // the parents in the layer that a planted child misleads).
-    let planted = values.len().div_ceil(block) as u64;
+    let planted = values.len().div_ceil(every) as u64;
     let out = verify(&values.len().to_string());
     let stdout = String::from_utf8_lossy(&out.stdout);
     let head = format!("layer  9: {} positions, MISMATCHES: ", values.len());

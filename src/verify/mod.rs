@@ -199,6 +199,22 @@ const MOVES: usize = 6;
 /// In the `over` of a position whose game goes on (a game over is worth at most 48).
 const GOES_ON: i8 = i8::MIN;
 
+/// Runs a sample is drawn as, at least, when it holds that many positions.
+const MIN_RUNS: u64 = 512;
+
+/// The positions of a run for a sample of `picks` positions from a layer stored in blocks
+/// of `block`: a block, so that a block read for the sample's own values is used whole,
+/// halved while the sample would be fewer than [`MIN_RUNS`] runs, so that a small sample
+/// is still spread over the layer (a sample of 100,000 positions in whole blocks would be
+/// six places of a layer of billions).
+fn run_length(block: u32, picks: u64) -> u64 {
+    let mut run = u64::from(block).max(1);
+    while run > 1 && picks / run < MIN_RUNS {
+        run = run.div_ceil(2);
+    }
+    run
+}
+
 /// The runs of a sample of `picks` positions of layer `n` (fewer than the layer holds),
 /// cut at multiples of `run`: `(first index, positions)`, in index order. Drawn by a
 /// generator seeded with the layer, so a check repeats.
@@ -248,7 +264,7 @@ impl SplitMix {
 /// random (see [`verify_sampled`]).
 fn check_sample(db: &Database, n: u32, picks: u64) -> Result<LayerCheck, VerifyError> {
     let file = db.layer(n).ok_or(VerifyError::Missing(n))?;
-    let runs = sample_runs(n, picks, u64::from(file.block_size()));
+    let runs = sample_runs(n, picks, run_length(file.block_size(), picks));
     let has_distances = db.distances_file(n).is_some();
     let mut check = LayerCheck {
         seeds: n,
@@ -682,6 +698,12 @@ mod tests {
             }
         }
         assert_ne!(sample_runs(19, 1000, 100), sample_runs(20, 1000, 100));
+        // Whole blocks for a big sample, a part of one for a small sample, one position for
+        // a tiny one.
+        assert_eq!(run_length(16384, 10_000_000), 16384);
+        assert_eq!(run_length(16384, 1 << 30), 16384);
+        assert_eq!(run_length(16384, 100_000), 128);
+        assert_eq!(run_length(16384, 500), 1);
     }
 
     /// The sampled check judges as the whole check does: on a layer with wrong values and
