@@ -138,14 +138,15 @@ fn check_whole(
 /// [`verify`] does for whole layers: for layers too large to hold in memory. A layer of at
 /// most `count` positions is checked whole, as [`verify`] checks it.
 ///
-/// The sample is made of whole runs: the layer is cut where its values file cuts its blocks,
-/// and blocks are drawn at random without replacement (seeded by the layer, so the same
-/// command checks the same positions) until they hold `count` positions, the last one
-/// drawn cut to fit. Every position is as likely to be checked as any other; a run's
-/// positions are checked with every move, against the stored values of the children
-/// wherever they lie (lower layers included), and with their rounds. A block decompressed
-/// for the sample's own values is so used whole, and its positions are walked in order
-/// rather than unranked one by one.
+/// The sample is made of runs of consecutive positions: the layer is cut where its values
+/// file cuts its blocks (halves, quarters … of blocks while a sample would be fewer than
+/// 512 runs, so that a small one stays spread over the layer), and runs are drawn at random
+/// without replacement (seeded by the layer, so the same command checks the same positions)
+/// until they hold `count` positions, the last one drawn cut to fit. Every position is as
+/// likely to be checked as any other; a run's positions are checked with every move,
+/// against the stored values of the children wherever they lie (lower layers included), and
+/// with their rounds. A block decompressed for the sample's own values is so used whole,
+/// and its positions are walked in order rather than unranked one by one.
 ///
 /// The memory stays flat whatever the sample and the layer: the runs are checked in
 /// batches of a fixed number of positions, each batch's lookups of children sorted so every
