@@ -490,6 +490,25 @@ pub fn choose_move(
     think: Duration,
     rng: &mut Rng,
 ) -> Result<Option<Choice>, ProbeError> {
+    let never = AtomicBool::new(false);
+    Ok(choose_move_until(db, board, level, think, rng, &never)?
+        .expect("without a stop the search always answers"))
+}
+
+/// [`choose_move`], stopped within moments once `stop` is set (by another thread: a
+/// client gone): `None` when it was stopped, `Some(None)` when the game is over.
+///
+/// # Errors
+///
+/// As [`choose_move`].
+pub fn choose_move_until(
+    db: &Database,
+    board: &Board,
+    level: Level,
+    think: Duration,
+    rng: &mut Rng,
+    stop: &AtomicBool,
+) -> Result<Option<Option<Choice>>, ProbeError> {
     let depth = match level {
         Level::Fair => 2,
         Level::Good => 4,
@@ -502,22 +521,24 @@ pub fn choose_move(
         max_depth: depth,
         tables: level == Level::Perfect,
     };
-    let analysis = analyse(db, board, &limits)?;
-    if analysis.moves.is_empty() {
+    let Some(analysis) = analyse_until(db, board, &limits, stop)? else {
         return Ok(None);
+    };
+    if analysis.moves.is_empty() {
+        return Ok(Some(None));
     }
     if level == Level::Fair && rng.below(2) == 0 {
         let play = analysis.moves[rng.below(analysis.moves.len())];
-        return Ok(Some(Choice {
+        return Ok(Some(Some(Choice {
             play,
             random: true,
             analysis,
-        }));
+        })));
     }
     let play = if level == Level::Perfect && analysis.exact && analysis.depth == 0 {
         match db.perfect_move(board)? {
             Some(m) => m,
-            None => return Ok(None),
+            None => return Ok(Some(None)),
         }
     } else if level == Level::Perfect {
         // Above the tables: a best move, preferring a capture (progress), then the lowest pit.
@@ -538,11 +559,11 @@ pub fn choose_move(
             .collect();
         *best[rng.below(best.len())]
     };
-    Ok(Some(Choice {
+    Ok(Some(Some(Choice {
         play,
         random: false,
         analysis,
-    }))
+    })))
 }
 
 /// The order the moves of a position are searched in, as `(key, index into moves)` pairs,

@@ -1219,17 +1219,16 @@ fn get_from(addr: &str, path: &str, limit: Duration) -> Result<(u16, String), St
     Ok((status, body))
 }
 
-/// Clients that ask for positions above the tables (a 30 s search each) and leave at once,
-/// as many as the server computes at a time: their searches stop, so the next client is
-/// answered at once (they held every compute slot for their whole think time).
-#[test]
-fn a_search_whose_client_left_gives_back_its_slot() {
+/// Clients that ask `route` (with `board=` a position above the tables appended: a 30 s
+/// search each) and leave at once, as many as the server computes at a time: their
+/// searches must stop, so the next client is answered at once (they held every compute
+/// slot for their whole think time).
+fn searches_whose_clients_left_give_back_their_slots(route: &str) {
     let dir = copy_db(TOP);
     let (_server, addr) = serve_thinking(dir.path(), 30_000);
     let above = Board::opening(4).unwrap().to_string().replace(' ', "+");
-    let request = format!(
-        "GET /api/position?board={above} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
-    );
+    let request =
+        format!("GET {route}board={above} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
     // More than the server's compute slots (4), each closed once its search has started.
     let leaving: Vec<TcpStream> = (0..6)
         .map(|_| {
@@ -1246,9 +1245,24 @@ fn a_search_whose_client_left_gives_back_its_slot() {
         .to_string()
         .replace(' ', "+");
     let (status, body) = get_from(&addr, &format!("/api/position?board={below}"), within)
-        .unwrap_or_else(|e| panic!("the slots are still held by searches for no one: {e}"));
+        .unwrap_or_else(|e| {
+            panic!("{route}: the slots are still held by searches for no one: {e}")
+        });
     assert_eq!(status, 200, "{body}");
     assert!(started.elapsed() < within, "{:?}", started.elapsed());
+}
+
+#[test]
+fn a_search_whose_client_left_gives_back_its_slot() {
+    searches_whose_clients_left_give_back_their_slots("/api/position?");
+}
+
+/// The same for the computer's move: at `perfect` (the tables, then a search above them)
+/// and at a level that searches from the root whatever the tables.
+#[test]
+fn a_computer_move_whose_client_left_gives_back_its_slot() {
+    searches_whose_clients_left_give_back_their_slots("/api/move?level=perfect&");
+    searches_whose_clients_left_give_back_their_slots("/api/move?level=expert&");
 }
 
 /// A layer built after `serve` started is answered from the tables once it is on disk

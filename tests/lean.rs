@@ -462,16 +462,20 @@ fn sampled_verify_passes_sound_layers_and_catches_a_planted_value() {
         "{stdout}"
     );
 
-    // Plant a wrong value: the first position the sample visits (index 0).
+    // Plant wrong values all over the layer, every 16th position: a sample of 500
+    // positions drawn at random (500 runs of one position here) finds some.
     let file = awari::store::LayerFile::open(
         &table_path(dir.path(), Rules::AWARI, TOP, TableKind::Values),
         Rules::AWARI,
         TOP,
     )
     .unwrap();
+    let every = 16;
     let mut values = file.read_all().unwrap();
     drop(file);
-    values[0] = if values[0] == 1 { 2 } else { 1 };
+    for at in (0..values.len()).step_by(every) {
+        values[at] = if values[at] == 1 { 2 } else { 1 };
+    }
     awari::store::write_layer(dir.path(), Rules::AWARI, TOP, &values, Default::default()).unwrap();
     let out = verify("500");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -480,6 +484,19 @@ fn sampled_verify_passes_sound_layers_and_catches_a_planted_value() {
         stdout.contains("layer  9: 500 positions, MISMATCHES"),
         "{stdout}"
     );
+    // A sample of the whole layer is the whole check: every planted value is found (and
+    // the parents in the layer that a planted child misleads).
+    let planted = values.len().div_ceil(every) as u64;
+    let out = verify(&values.len().to_string());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let head = format!("layer  9: {} positions, MISMATCHES: ", values.len());
+    let found: u64 = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix(&head))
+        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(found >= planted, "{found} of {planted} planted: {stdout}");
 }
 
 /// A sampled check costs about what its sample holds: an eighth of a layer whose tables

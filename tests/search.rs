@@ -185,6 +185,31 @@ fn a_stopped_search_ends_within_moments() {
         .is_some());
 }
 
+/// The computer's move told to stop gives no move at any level, rather than one chosen
+/// from a search cut short; untold, it moves, and a finished game has no move.
+#[test]
+fn a_stopped_computer_move_gives_no_move() {
+    use awari::search::choose_move_until;
+    use std::sync::atomic::AtomicBool;
+    let f = fixture();
+    let db = Database::open(&f.full, Rules::AWARI).unwrap();
+    let board = Board::opening(4).unwrap();
+    let think = Duration::from_millis(50);
+    let (stop, never) = (AtomicBool::new(true), AtomicBool::new(false));
+    for level in Level::ALL {
+        let mut rng = Rng::new(1);
+        let stopped = choose_move_until(&db, &board, level, think, &mut rng, &stop).unwrap();
+        assert!(stopped.is_none(), "{level}");
+        let moved = choose_move_until(&db, &board, level, think, &mut rng, &never).unwrap();
+        assert!(moved.is_some_and(|c| c.is_some()), "{level}");
+    }
+    let over: Board = "0 0 0 0 0 0 0 0 0 0 0 1".parse().unwrap();
+    assert!(matches!(db.rules().turn(&over), Turn::GameOver { .. }));
+    let mut rng = Rng::new(1);
+    let none = choose_move_until(&db, &over, Level::Good, think, &mut rng, &never).unwrap();
+    assert_eq!(none, Some(None));
+}
+
 #[test]
 fn perfect_play_converts_a_won_position() {
     let f = fixture();

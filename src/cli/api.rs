@@ -205,16 +205,20 @@ fn seed_param(params: &HashMap<String, String>) -> Result<u64> {
     }
 }
 
-/// The computer's move as JSON (`pit` 0..=5 of the side to move; `null` when over).
+/// The computer's move as JSON (`pit` 0..=5 of the side to move; `null` when over), or
+/// [`ClientGone`] once `stop` is set.
 fn move_json(
     oracle: &Oracle,
     rules: Rules,
     board: &Board,
     level: Level,
     seed: u64,
+    stop: &AtomicBool,
 ) -> Result<Value> {
     let mut rng = Rng::new(seed);
-    let choice = search::choose_move(&oracle.db(rules), board, level, oracle.think, &mut rng)?;
+    let db = oracle.db(rules);
+    let choice = search::choose_move_until(&db, board, level, oracle.think, &mut rng, stop)?
+        .ok_or_else(|| anyhow::Error::new(ClientGone))?;
     Ok(match choice {
         None => json!({ "pit": null, "level": level.name() }),
         Some(c) => json!({
@@ -276,7 +280,7 @@ pub fn handle(oracle: &Oracle, url: &str, stop: &AtomicBool) -> Result<Reply> {
             } else {
                 (rules_param(&params)?, board_param(&params)?)
             };
-            move_json(oracle, rules, &board, level, seed)?
+            move_json(oracle, rules, &board, level, seed, stop)?
         }
         _ => {
             return Ok((

@@ -134,15 +134,24 @@ fn check_whole(
     ))
 }
 
-/// Checks `count` positions of each layer `first..=last`, spread evenly over its index
-/// range, against their moves, as [`verify`] does for whole layers: for layers too large
-/// to hold in memory. A layer of at most `count` positions is checked whole, as
-/// [`verify`] checks it.
+/// Checks `count` positions of each layer `first..=last` against their moves, as
+/// [`verify`] does for whole layers: for layers too large to hold in memory. A layer of at
+/// most `count` positions is checked whole, as [`verify`] checks it.
 ///
-/// The time is about proportional to the sample and the memory stays flat whatever the
-/// sample and the layer: the positions are checked in batches of a fixed size, each
-/// batch's lookups sorted so every block they need is read and decompressed once for the
-/// batch, and only the counts and the first few mismatches outlive a batch.
+/// The sample is made of runs of consecutive positions: the layer is cut where its values
+/// file cuts its blocks (halves, quarters … of blocks while a sample would be fewer than
+/// 512 runs, so that a small one stays spread over the layer), and runs are drawn at random
+/// without replacement (seeded by the layer, so the same command checks the same positions)
+/// until they hold `count` positions, the last one drawn cut to fit. Every position is as
+/// likely to be checked as any other; a run's positions are checked with every move,
+/// against the stored values of the children wherever they lie (lower layers included), and
+/// with their rounds. A block decompressed for the sample's own values is so used whole,
+/// and its positions are walked in order rather than unranked one by one.
+///
+/// The memory stays flat whatever the sample and the layer: the runs are checked in
+/// batches of a fixed number of positions, each batch's lookups of children sorted so every
+/// block they need is read and decompressed once for the batch, and only the counts and the
+/// first few mismatches outlive a batch.
 ///
 /// # Errors
 ///
@@ -175,34 +184,88 @@ pub fn verify_sampled(
     Ok(checks)
 }
 
-/// Positions a sampled check looks up together: a batch's lookups (about six a position)
-/// need nearly every block of the layers below and of its own layer, each read and
-/// decompressed once for the batch, so the larger the batch the fewer times the whole
-/// database is decompressed. 2^20 positions take about 70 MB.
-const BATCH: u64 = 1 << 20;
-/// Positions one thread prepares or judges at a time, within a batch.
-const STRIP: usize = 4096;
-/// The low bits of a sorted lookup that say where its answer goes: a batch has at most
-/// `BATCH * 7` slots (a position, then at most six moves). The high bits are the looked-up
-/// position's index among all layers, below `index::size_up_to(48)` < 2^41.
+/// Positions a sampled check checks together: a batch's lookups of children (about five a
+/// position) need nearly every block of the layers below and of its own layer, each read
+/// and decompressed once for the batch, so the larger the batch the fewer times those
+/// layers are decompressed (the time that is not the sample's own). A position takes 53
+/// bytes (six keys and five bytes): 1.5 Mi positions about 80 MB.
+const BATCH: u64 = 3 << 19;
+/// The low bits of a sorted lookup that say which position's move it is: its number in
+/// the batch. The high bits are the looked-up position's index among all layers, below
+/// `index::size_up_to(48)` < 2^41.
 const SLOT_BITS: u32 = 23;
-const _: () = assert!(BATCH * 7 <= 1 << SLOT_BITS);
+const _: () = assert!(BATCH <= 1 << SLOT_BITS);
+/// Keys a position has room for, one for each of its moves at most.
+const MOVES: usize = 6;
 /// In the `over` of a position whose game goes on (a game over is worth at most 48).
 const GOES_ON: i8 = i8::MIN;
 
-/// Checks `picks` positions of layer `n` (fewer than the layer holds), spread evenly over
-/// its index range, ends included.
-fn check_sample(db: &Database, n: u32, picks: u64) -> Result<LayerCheck, VerifyError> {
+/// Runs a sample is drawn as, at least, when it holds that many positions.
+const MIN_RUNS: u64 = 512;
+
+/// The positions of a run for a sample of `picks` positions from a layer stored in blocks
+/// of `block`: a block, so that a block read for the sample's own values is used whole,
+/// halved while the sample would be fewer than [`MIN_RUNS`] runs, so that a small sample
+/// is still spread over the layer (a sample of 100,000 positions in whole blocks would be
+/// six places of a layer of billions).
+fn run_length(block: u32, picks: u64) -> u64 {
+    let mut run = u64::from(block).max(1);
+    while run > 1 && picks / run < MIN_RUNS {
+        run = run.div_ceil(2);
+    }
+    run
+}
+
+/// The runs of a sample of `picks` positions of layer `n` (fewer than the layer holds),
+/// cut at multiples of `run`: `(first index, positions)`, in index order. Drawn by a
+/// generator seeded with the layer, so a check repeats.
+fn sample_runs(n: u32, picks: u64, run: u64) -> Vec<(u64, u64)> {
     let size = index::size(n);
-    // Evenly spread, ends included; in u128, as `k * (size - 1)` overflows u64 from
-    // layer 28 on for a large sample.
-    let spot = |k: u64| -> u64 {
-        if picks <= 1 {
-            0
-        } else {
-            (u128::from(k) * u128::from(size - 1) / u128::from(picks - 1)) as u64
-        }
-    };
+    let runs = size.div_ceil(run);
+    let mut rng = SplitMix(0x5EED_0FA5_A3B1_E5ED ^ u64::from(n));
+    // A partial Fisher–Yates shuffle over the run numbers, kept sparse (the swapped ones
+    // only): a big layer has hundreds of thousands of runs and a sample may need few.
+    let mut moved: std::collections::HashMap<u64, u64> = std::collections::HashMap::new();
+    let mut chosen = Vec::new();
+    let mut left = picks;
+    let mut drawn = 0;
+    while left > 0 && drawn < runs {
+        let j = drawn + rng.below(runs - drawn);
+        let at_j = *moved.get(&j).unwrap_or(&j);
+        let at_drawn = *moved.get(&drawn).unwrap_or(&drawn);
+        moved.insert(j, at_drawn);
+        drawn += 1;
+        let start = at_j * run;
+        let len = (size - start).min(run).min(left);
+        chosen.push((start, len));
+        left -= len;
+    }
+    chosen.sort_unstable();
+    chosen
+}
+
+/// SplitMix64: a small seeded generator for the runs of a sample.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// A number in `0..n` (`n > 0`), without the bias of a plain remainder.
+    fn below(&mut self, n: u64) -> u64 {
+        ((u128::from(self.next()) * u128::from(n)) >> 64) as u64
+    }
+}
+
+/// Checks `picks` positions of layer `n` (fewer than the layer holds), in runs drawn at
+/// random (see [`verify_sampled`]).
+fn check_sample(db: &Database, n: u32, picks: u64) -> Result<LayerCheck, VerifyError> {
+    let file = db.layer(n).ok_or(VerifyError::Missing(n))?;
+    let runs = sample_runs(n, picks, run_length(file.block_size(), picks));
     let has_distances = db.distances_file(n).is_some();
     let mut check = LayerCheck {
         seeds: n,
@@ -212,15 +275,21 @@ fn check_sample(db: &Database, n: u32, picks: u64) -> Result<LayerCheck, VerifyE
         distance_faults: 0,
         examples: Vec::new(),
     };
-    let mut start = 0;
-    while start < picks {
-        let end = (start + BATCH).min(picks);
-        let (mismatches, faults, examples) = check_batch(db, n, start..end, &spot)?;
+    let mut at = 0;
+    while at < runs.len() {
+        // Whole runs up to BATCH positions (a run is at most a block, far below it).
+        let mut end = at;
+        let mut held = 0;
+        while end < runs.len() && (end == at || held + runs[end].1 <= BATCH) {
+            held += runs[end].1;
+            end += 1;
+        }
+        let (mismatches, faults, examples) = check_batch(db, n, &runs[at..end])?;
         check.mismatches += mismatches;
         check.distance_faults += faults;
         let room = EXAMPLES - check.examples.len();
         check.examples.extend(examples.into_iter().take(room));
-        start = end;
+        at = end;
     }
     Ok(check)
 }
@@ -230,78 +299,100 @@ fn layer_base(n: u32) -> u64 {
     index::size_up_to(n) - index::size(n)
 }
 
-/// Checks the sampled positions `ks` (their indices given by `spot`) of layer `n`: their
-/// mismatches, distance faults and first mismatches.
+/// The bytes of `file` for positions `start..start + len`, from the blocks that hold them.
+fn read_span(file: &store::LayerFile, start: u64, len: u64) -> Result<Vec<u8>, StoreError> {
+    let size = u64::from(file.block_size());
+    let mut out = Vec::with_capacity(len as usize);
+    let mut at = start;
+    while at < start + len {
+        let block = at / size;
+        let bytes = file.read_block_bytes(block)?;
+        let from = (at - block * size) as usize;
+        let to = ((start + len).min((block + 1) * size) - block * size) as usize;
+        out.extend_from_slice(&bytes[from..to]);
+        at = block * size + to as u64;
+    }
+    Ok(out)
+}
+
+/// In a position's `best` flags: a best move (one worth the stored value) that makes
+/// progress (captures, or leads to a lower round), and one that does not.
+const PROGRESS: u8 = 1;
+const NO_PROGRESS: u8 = 2;
+
+/// Checks the runs `runs` of layer `n`: their mismatches, distance faults and first
+/// mismatches.
+///
+/// A position's stored value and round are known from its run's block before its children
+/// are looked up, so each child's answer is folded into the position as it arrives: the
+/// best worth so far and whether a best move makes progress. A batch so holds a lookup key
+/// a move and five bytes a position, which is what lets it hold many positions.
 fn check_batch(
     db: &Database,
     n: u32,
-    ks: std::ops::Range<u64>,
-    spot: &(impl Fn(u64) -> u64 + Sync),
+    runs: &[(u64, u64)],
 ) -> Result<(u64, u64, Vec<Mismatch>), VerifyError> {
-    use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+    use std::sync::atomic::{AtomicI8, AtomicU8, Ordering::Relaxed};
     let rules = db.rules();
-    let len = (ks.end - ks.start) as usize;
-    let strips = len.div_ceil(STRIP);
-    // First the moves of each position, to size the lookups exactly (a second move
-    // generation costs less than room for the most moves a position can have).
-    let mut moves = vec![0u8; len];
-    let mut over = vec![GOES_ON; len];
-    moves
-        .par_chunks_mut(STRIP)
-        .zip(over.par_chunks_mut(STRIP))
-        .enumerate()
-        .for_each(|(strip, (moves, over))| {
-            for j in 0..moves.len() {
-                let i = spot(ks.start + (strip * STRIP + j) as u64);
-                match rules.turn(&index::unrank(n, i)) {
-                    Turn::GameOver { value } => over[j] = value,
-                    Turn::Moves(list) => moves[j] = list.len() as u8,
-                }
+    let file = db.layer(n).ok_or(VerifyError::Missing(n))?;
+    let distances_file = db.distances_file(n);
+    let has_distances = distances_file.is_some();
+    // Each run's first position's number within the batch.
+    let mut firsts = Vec::with_capacity(runs.len());
+    let mut positions = 0usize;
+    for &(_, len) in runs {
+        firsts.push(positions);
+        positions += len as usize;
+    }
+    // Six keys a position (a child's lookup, or none where it has fewer moves), and its
+    // stored value, round and game-over value ([`GOES_ON`] for a game that goes on), each
+    // run's together, so the runs fill their own parts in parallel.
+    let mut keys = vec![u64::MAX; positions * MOVES];
+    let mut stored = vec![0u8; positions];
+    let mut rounds = vec![0u8; if has_distances { positions } else { 0 }];
+    let mut over = vec![GOES_ON; positions];
+    let mut parts = Vec::with_capacity(runs.len());
+    let (mut k_rest, mut s_rest, mut r_rest, mut o_rest) = (
+        &mut keys[..],
+        &mut stored[..],
+        &mut rounds[..],
+        &mut over[..],
+    );
+    for &(_, len) in runs {
+        let len = len as usize;
+        let (k, kr) = std::mem::take(&mut k_rest).split_at_mut(len * MOVES);
+        let (s, sr) = std::mem::take(&mut s_rest).split_at_mut(len);
+        let r_len = if has_distances { len } else { 0 };
+        let (r, rr) = std::mem::take(&mut r_rest).split_at_mut(r_len);
+        let (o, or) = std::mem::take(&mut o_rest).split_at_mut(len);
+        parts.push((k, s, r, o));
+        (k_rest, s_rest, r_rest, o_rest) = (kr, sr, rr, or);
+    }
+    // One pass over each run: its own blocks read (so used whole), its positions walked in
+    // order, their moves generated once.
+    runs.par_iter().zip(&firsts).zip(parts).try_for_each(
+        |((&(start, len), &first), (keys, stored, rounds, over))| -> Result<(), VerifyError> {
+            stored.copy_from_slice(&read_span(file, start, len)?);
+            if let Some(d) = distances_file {
+                rounds.copy_from_slice(&read_span(d, start, len)?);
             }
-        });
-    // A position's slots: its own, then one per move in order; a strip's are together.
-    let mut bases = Vec::with_capacity(strips + 1);
-    bases.push(0usize);
-    for strip in moves.chunks(STRIP) {
-        let slots: usize = strip.iter().map(|&m| 1 + usize::from(m)).sum();
-        bases.push(bases.last().unwrap() + slots);
-    }
-    let slots = bases[strips];
-    let mut keys = vec![0u64; slots];
-    let mut captured = vec![0u8; slots];
-    let mut key_strips = Vec::with_capacity(strips);
-    let mut captured_strips = Vec::with_capacity(strips);
-    let (mut key_rest, mut captured_rest) = (&mut keys[..], &mut captured[..]);
-    for strip in 0..strips {
-        let width = bases[strip + 1] - bases[strip];
-        let (k, kr) = std::mem::take(&mut key_rest).split_at_mut(width);
-        let (c, cr) = std::mem::take(&mut captured_rest).split_at_mut(width);
-        key_strips.push(k);
-        captured_strips.push(c);
-        (key_rest, captured_rest) = (kr, cr);
-    }
-    key_strips
-        .into_par_iter()
-        .zip(captured_strips)
-        .enumerate()
-        .for_each(|(strip, (keys, captured))| {
-            let mut at = 0;
-            for j in strip * STRIP..((strip + 1) * STRIP).min(len) {
-                let i = spot(ks.start + j as u64);
-                let slot = (bases[strip] + at) as u64;
-                keys[at] = (layer_base(n) + i) << SLOT_BITS | slot;
-                at += 1;
-                if let Turn::Moves(list) = rules.turn(&index::unrank(n, i)) {
-                    for mv in &list {
-                        let child = n - u32::from(mv.captured);
-                        let key = layer_base(child) + index::rank(&mv.child);
-                        keys[at] = key << SLOT_BITS | (bases[strip] + at) as u64;
-                        captured[at] = mv.captured;
-                        at += 1;
+            for (i, board) in index::walk(n, start, start + len) {
+                let j = (i - start) as usize;
+                match rules.turn(&board) {
+                    Turn::GameOver { value } => over[j] = value,
+                    Turn::Moves(list) => {
+                        for (k, mv) in list.iter().enumerate() {
+                            let child = n - u32::from(mv.captured);
+                            let key = layer_base(child) + index::rank(&mv.child);
+                            keys[j * MOVES + k] = key << SLOT_BITS | (first + j) as u64;
+                        }
                     }
                 }
             }
-        });
+            Ok(())
+        },
+    )?;
+    keys.retain(|&k| k != u64::MAX);
     keys.par_sort_unstable();
     // The sorted lookups cut where the block changes: (layer, block, first, end).
     let mut groups: Vec<(u32, u64, usize, usize)> = Vec::new();
@@ -318,71 +409,68 @@ fn check_batch(
             _ => groups.push((layer, block, at, at + 1)),
         }
     }
-    let values: Vec<AtomicU8> = (0..slots).map(|_| AtomicU8::new(0)).collect();
-    let rounds: Vec<AtomicU8> = (0..slots).map(|_| AtomicU8::new(0)).collect();
+    // A position's own value and round, by its number in the batch.
+    let own = |p: usize| -> (i8, u8) {
+        let round = if has_distances { rounds[p] } else { 0 };
+        (stored[p] as i8, round)
+    };
+    // The best worth over a position's moves so far, and its best moves' progress.
+    let best_worth: Vec<AtomicI8> = (0..positions).map(|_| AtomicI8::new(i8::MIN)).collect();
+    let best_moves: Vec<AtomicU8> = (0..positions).map(|_| AtomicU8::new(0)).collect();
     groups
         .par_iter()
         .try_for_each(|&(layer, block, first, end)| -> Result<(), VerifyError> {
             let file = db.layer(layer).ok_or(VerifyError::Missing(layer))?;
             let base = layer_base(layer) + block * u64::from(file.block_size());
             let bytes = file.read_block_bytes(block)?;
-            // Only the layer's own rounds are read: a round matters for the position
-            // itself and for moves that do not capture.
-            let distances = match db.distances_file(n) {
-                Some(d) if layer == n => Some(d.read_block_bytes(block)?),
+            // Only the layer's own rounds are read: a child's round matters for the moves
+            // that do not capture.
+            let distances = match distances_file {
+                Some(d) if layer == n => {
+                    Some(read_span(d, base - layer_base(layer), bytes.len() as u64)?)
+                }
                 _ => None,
             };
+            let captured = (n - layer) as i8;
             for &key in &keys[first..end] {
                 let within = ((key >> SLOT_BITS) - base) as usize;
-                let slot = (key & ((1 << SLOT_BITS) - 1)) as usize;
-                values[slot].store(bytes[within], Relaxed);
-                if let Some(d) = &distances {
-                    rounds[slot].store(d[within], Relaxed);
+                let p = (key & ((1 << SLOT_BITS) - 1)) as usize;
+                let worth = captured - bytes[within] as i8;
+                best_worth[p].fetch_max(worth, Relaxed);
+                // As `round_keeps_its_promise`: along best play the rounds fall until a
+                // capture. Only the best moves for the stored value count.
+                let (stored, round) = own(p);
+                if has_distances && worth == stored && stored != 0 && round != DISTANCE_SATURATED {
+                    let progress =
+                        captured > 0 || distances.as_ref().is_some_and(|d| d[within] < round);
+                    let flag = if progress { PROGRESS } else { NO_PROGRESS };
+                    best_moves[p].fetch_or(flag, Relaxed);
                 }
             }
             Ok(())
         })?;
     drop(keys);
-    let has_distances = db.distances_file(n).is_some();
-    let value = |slot: usize| values[slot].load(Relaxed) as i8;
-    let round = |slot: usize| rounds[slot].load(Relaxed);
-    let judged = (0..strips)
-        .into_par_iter()
-        .map(|strip| {
+    let judged = runs
+        .par_iter()
+        .zip(&firsts)
+        .map(|(&(start, len), &first)| {
             let (mut bad, mut faults, mut found) = (0u64, 0u64, Vec::new());
-            let mut slot = bases[strip];
-            for j in strip * STRIP..((strip + 1) * STRIP).min(len) {
-                let own_slot = slot;
-                slot += 1 + usize::from(moves[j]);
-                let slot = own_slot;
-                let stored = value(slot);
-                let own = round(slot);
-                let (expected, fault) = if over[j] != GOES_ON {
-                    (over[j], has_distances && own != 0)
+            for j in 0..len as usize {
+                let (stored, round) = own(first + j);
+                let (expected, fault) = if over[first + j] != GOES_ON {
+                    (over[first + j], has_distances && round != 0)
                 } else {
-                    let children = slot + 1..=slot + usize::from(moves[j]);
-                    let worth = |c: usize| captured[c] as i8 - value(c);
-                    let expected = children
-                        .clone()
-                        .map(worth)
-                        .max()
-                        .expect("a position that is not over has a move");
-                    // As `round_keeps_its_promise`: along best play the rounds fall
-                    // until a capture.
+                    let expected = best_worth[first + j].load(Relaxed);
+                    let best = best_moves[first + j].load(Relaxed);
                     let fault = has_distances
                         && if stored == 0 {
-                            own != 0
-                        } else if own == DISTANCE_SATURATED {
+                            round != 0
+                        } else if round == DISTANCE_SATURATED {
                             false
+                        } else if stored > 0 {
+                            best & PROGRESS == 0
                         } else {
-                            let mut best = children
-                                .filter(|&c| worth(c) == stored)
-                                .map(|c| captured[c] > 0 || round(c) < own);
-                            if stored > 0 {
-                                !best.any(|p| p)
-                            } else {
-                                !best.all(|p| p)
-                            }
+                            best & NO_PROGRESS != 0
                         };
                     (expected, fault)
                 };
@@ -391,7 +479,7 @@ fn check_batch(
                     bad += 1;
                     if found.len() < EXAMPLES {
                         found.push(Mismatch {
-                            board: index::unrank(n, spot(ks.start + j as u64)),
+                            board: index::unrank(n, start + j as u64),
                             stored,
                             expected,
                         });
@@ -574,6 +662,121 @@ mod tests {
                 assert_eq!(check.distance_faults, 0, "{rules} layer {n}");
                 assert!(rounds[n as usize].iter().all(|&r| r != DISTANCE_SATURATED));
             }
+        }
+    }
+
+    /// The runs of a sample hold exactly the sample, start on a run's boundary, never
+    /// overlap, repeat for the same layer, and are spread over the whole layer.
+    #[test]
+    fn the_runs_of_a_sample_cover_the_layer_evenly_and_repeat() {
+        for (n, run) in [(9u32, 1000u64), (14, 16384), (20, 16384)] {
+            let size = index::size(n);
+            for picks in [1, 999, 1000, 1001, size / 4, size - 1] {
+                let runs = sample_runs(n, picks, run);
+                assert_eq!(runs, sample_runs(n, picks, run), "seeded");
+                assert_eq!(runs.iter().map(|r| r.1).sum::<u64>(), picks);
+                for w in runs.windows(2) {
+                    assert!(w[0].0 + w[0].1 <= w[1].0, "{w:?}");
+                }
+                for &(start, len) in &runs {
+                    assert_eq!(start % run, 0);
+                    assert!(len >= 1 && len <= run && start + len <= size);
+                }
+            }
+            // A quarter of the layer: about a quarter of each quarter of it.
+            let runs = sample_runs(n, size / 4, run);
+            let total = size.div_ceil(run);
+            if total >= 40 {
+                for q in 0..4 {
+                    let (from, to) = (q * size / 4, (q + 1) * size / 4);
+                    let inside = runs.iter().filter(|r| (from..to).contains(&r.0)).count();
+                    let expected = total as f64 / 16.0;
+                    assert!(
+                        (inside as f64 - expected).abs() <= expected / 2.0 + 3.0,
+                        "layer {n}, quarter {q}: {inside} runs, about {expected} expected"
+                    );
+                }
+            }
+        }
+        assert_ne!(sample_runs(19, 1000, 100), sample_runs(20, 1000, 100));
+        // Whole blocks for a big sample, a part of one for a small sample, one position for
+        // a tiny one.
+        assert_eq!(run_length(16384, 10_000_000), 16384);
+        assert_eq!(run_length(16384, 1 << 30), 16384);
+        assert_eq!(run_length(16384, 100_000), 128);
+        assert_eq!(run_length(16384, 500), 1);
+    }
+
+    /// The sampled check judges as the whole check does: on a layer with wrong values and
+    /// wrong rounds planted, a sample of all but one position finds the whole check's
+    /// mismatches and distance faults (give or take the one position left out), and a
+    /// small sample still finds some of each.
+    #[test]
+    fn a_sample_judges_values_and_rounds_as_the_whole_check() {
+        let rules = Rules::AWARI;
+        let (values, mut rounds) = solved(rules);
+        let dir = tempfile::tempdir().unwrap();
+        let opts = store::WriteOptions {
+            block_size: 1000,
+            ..Default::default()
+        };
+        let n = 10u32;
+        let mut values = values;
+        // Every 97th position of layer 10 gets a wrong value, every 89th won one a round of
+        // 0 and every 89th draw a round of 3.
+        for i in (0..values[10].len()).step_by(97) {
+            values[10][i] = if values[10][i] == 1 { 2 } else { 1 };
+        }
+        for i in (0..rounds[10].len()).step_by(89) {
+            if values[10][i] != 0 {
+                rounds[10][i] = 0;
+            } else {
+                rounds[10][i] = 3;
+            }
+        }
+        for m in 0..=n {
+            let summary = store::LayerSummary::from_values(m, &values[m as usize]);
+            let bytes: Vec<u8> = values[m as usize].iter().map(|&v| v as u8).collect();
+            store::write_table(
+                dir.path(),
+                rules,
+                store::TableKind::Values,
+                &bytes,
+                summary.clone(),
+                opts,
+            )
+            .unwrap();
+            store::write_table(
+                dir.path(),
+                rules,
+                store::TableKind::Distances,
+                &rounds[m as usize],
+                summary,
+                opts,
+            )
+            .unwrap();
+        }
+        let db = Database::open(dir.path(), rules).unwrap();
+        let whole = &verify(&db, n, n, |_| {}).unwrap()[0];
+        assert!(
+            whole.mismatches > 100 && whole.distance_faults > 100,
+            "{whole:?}"
+        );
+        let size = index::size(n);
+        let most = &verify_sampled(&db, n, n, size - 1, |_| {}).unwrap()[0];
+        assert_eq!(most.positions, size - 1);
+        assert!(
+            whole.mismatches - most.mismatches <= 1,
+            "{whole:?} {most:?}"
+        );
+        assert!(
+            whole.distance_faults - most.distance_faults <= 1,
+            "{whole:?} {most:?}"
+        );
+        let few = &verify_sampled(&db, n, n, 5000, |_| {}).unwrap()[0];
+        assert!(few.mismatches >= 1 && few.distance_faults >= 1, "{few:?}");
+        for m in &few.examples {
+            assert_eq!(m.stored, values[10][index::rank(&m.board) as usize]);
         }
     }
 
