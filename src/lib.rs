@@ -130,4 +130,6 @@ pub use solve::lean::{LeanObserver, LeanOptions};
 pub use solve::{Phase, Quiet, SolveObserver, ThresholdCounts};
 pub use store::StoreError;
 pub use store::Tables;
-pub use verify::{verify, verify_bounds, BoundsCheck, LayerCheck, VerifyError};
+pub use verify::{
+    verify, verify_bounds, verify_bounds_sampled, BoundsCheck, LayerCheck, VerifyError,
+};

@@ -259,7 +259,7 @@ mod files {
     use awari::build::{build, BuildOptions, LayerReport, Tables};
     use awari::solve::Quiet;
     use awari::store::{self, LayerFile, TableKind, WriteOptions};
-    use awari::verify::verify_bounds;
+    use awari::verify::{verify_bounds, verify_bounds_sampled};
     use awari::BoundsDatabase;
 
     fn options(db: &std::path::Path, max_seeds: u32) -> BuildOptions {
@@ -316,7 +316,7 @@ mod files {
                 }
             }
         }
-        let checks = verify_bounds(&bdb, 0, TOP).unwrap();
+        let checks = verify_bounds(&bdb, 0, TOP, |_| {}).unwrap();
         assert!(checks.iter().all(|c| c.mismatches == 0));
 
         // Resume: remove the top layer's high file (the completion mark); only it is rebuilt,
@@ -342,7 +342,81 @@ mod files {
         bytes[last] ^= 0x40;
         std::fs::write(&low, &bytes).unwrap();
         let bdb = BoundsDatabase::open(db, Rules::ABAPA).unwrap();
-        assert!(verify_bounds(&bdb, 0, TOP).is_err());
+        assert!(verify_bounds(&bdb, 0, TOP, |_| {}).is_err());
+    }
+
+    /// The sampled check of the bounds: a sample at least a layer's size is the whole
+    /// check, figure for figure; a smaller one checks that many positions; and both find
+    /// pairs planted wrong (low lowered to `−n` at every 16th position where it was
+    /// higher, the header's histogram kept true so that only the moves can tell).
+    #[test]
+    fn a_sampled_check_is_the_whole_one_or_finds_planted_pairs() {
+        const TOP: u32 = 8;
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path();
+        build_bounds(&options(db, TOP));
+        let bdb = BoundsDatabase::open(db, Rules::ABAPA).unwrap();
+        let whole = verify_bounds(&bdb, 0, TOP, |_| {}).unwrap();
+        let mut heard = Vec::new();
+        let sampled =
+            verify_bounds_sampled(&bdb, 0, TOP, index::size(TOP), |c| heard.push(c.seeds)).unwrap();
+        assert_eq!(heard, (0..=TOP).collect::<Vec<_>>());
+        for (w, s) in whole.iter().zip(&sampled) {
+            assert_eq!(
+                (w.positions, w.exact, w.mismatches),
+                (s.positions, s.exact, s.mismatches)
+            );
+            assert_eq!(w.mismatches, 0);
+        }
+        let half = index::size(TOP) / 2;
+        let part = verify_bounds_sampled(&bdb, TOP, TOP, half, |_| {}).unwrap();
+        assert_eq!((part[0].positions, part[0].mismatches), (half, 0));
+        assert!(part[0].exact <= whole[TOP as usize].exact);
+
+        // Plant wrong lows in the top layer.
+        let root = store::bounds_dir(db);
+        let low_path = store::table_path(&root, Rules::ABAPA, TOP, TableKind::BoundsLow);
+        let file =
+            LayerFile::open_kind(&low_path, Rules::ABAPA, TOP, TableKind::BoundsLow).unwrap();
+        let mut low = file.read_all().unwrap();
+        drop(file);
+        let floor = -(TOP as i8);
+        let mut planted = 0;
+        for i in (0..low.len()).step_by(16) {
+            if low[i] > floor {
+                low[i] = floor;
+                planted += 1;
+            }
+        }
+        assert!(planted > 100, "{planted}");
+        std::fs::remove_file(&low_path).unwrap();
+        let bytes: Vec<u8> = low.iter().map(|&v| v as u8).collect();
+        store::write_table(
+            &root,
+            Rules::ABAPA,
+            TableKind::BoundsLow,
+            &bytes,
+            store::LayerSummary::from_values(TOP, &low),
+            WriteOptions::default(),
+        )
+        .unwrap();
+        let bdb = BoundsDatabase::open(db, Rules::ABAPA).unwrap();
+        let whole = verify_bounds(&bdb, TOP, TOP, |_| {}).unwrap();
+        // A lowered low is wrong at its own position (and may make a parent's high wrong
+        // in the layer above, which is not built).
+        assert!(
+            whole[0].mismatches >= planted,
+            "{} < {planted}",
+            whole[0].mismatches
+        );
+        let part = verify_bounds_sampled(&bdb, TOP, TOP, half, |_| {}).unwrap();
+        let found = part[0].mismatches;
+        // About half of them, in a sample of half the layer.
+        assert!(
+            found > planted / 4 && found < whole[0].mismatches,
+            "{found} of {planted}"
+        );
+        assert!(!part[0].examples.is_empty());
     }
 }
 

@@ -71,8 +71,17 @@ fn as_bytes(values: &[i8]) -> &[u8] {
 }
 
 /// Writes one table of `kind` for layer `summary.seeds` (its bytes in index order, and the
-/// summary of the layer's values for the header), atomically.
-pub(crate) fn write_table(
+/// summary of the layer's values for the header), atomically: under a temporary name,
+/// renamed into place when whole.
+///
+/// # Panics
+///
+/// If `bytes` does not hold one byte for each position of the layer.
+///
+/// # Errors
+///
+/// A file that cannot be created, written or renamed (nothing is left behind).
+pub fn write_table(
     db: &Path,
     rules: Rules,
     kind: TableKind,
