@@ -241,6 +241,70 @@ mod tables {
         assert!(matches!(e, Err(ProbeError::History(_))), "{e:?}");
     }
 
+    /// The sampled check of the own-row values: a sample at least the layer's size is the
+    /// whole check; a smaller one checks that many positions; both find lows planted above
+    /// the bounds' high (at every 16th position of the top layer).
+    #[test]
+    fn a_sampled_own_row_check_is_the_whole_one_or_finds_planted_faults() {
+        use awari::store::{self, LayerFile, TableKind, WriteOptions};
+        let dir = tempfile::tempdir().unwrap();
+        let (rules, top, r) = (Rules::ABAPA, 6, Repetition::First);
+        let mut opts = BuildOptions::new(dir.path(), rules, top);
+        opts.tables = Tables::Bounds;
+        build(&opts, &awari::Quiet).unwrap();
+        opts.tables = Tables::OwnRow(r);
+        opts.search_budget = 1000;
+        build(&opts, &awari::Quiet).unwrap();
+        let db = BoundsDatabase::open(dir.path(), rules).unwrap();
+        let size = index::size(top);
+        let whole = db.check_own_row(r, top).unwrap().unwrap();
+        assert_eq!(whole.faults, 0);
+        assert_eq!(
+            db.check_own_row_sampled(r, top, size).unwrap().unwrap(),
+            whole
+        );
+        let half = db.check_own_row_sampled(r, top, size / 2).unwrap().unwrap();
+        assert_eq!((half.positions, half.faults), (size / 2, 0));
+        assert!(half.exact <= whole.exact);
+
+        let root = store::bounds_dir(dir.path());
+        let path = store::table_path(&root, rules, top, TableKind::OwnRowLow(r));
+        let mut low = LayerFile::open_kind(&path, rules, top, TableKind::OwnRowLow(r))
+            .unwrap()
+            .read_all()
+            .unwrap();
+        let bounds_high = db.layer(top).unwrap().1.read_all().unwrap();
+        let mut planted = 0;
+        for i in (0..low.len()).step_by(16) {
+            if bounds_high[i] < top as i8 {
+                low[i] = top as i8;
+                planted += 1;
+            }
+        }
+        assert!(planted > 50, "{planted}");
+        std::fs::remove_file(&path).unwrap();
+        let bytes: Vec<u8> = low.iter().map(|&v| v as u8).collect();
+        store::write_table(
+            &root,
+            rules,
+            TableKind::OwnRowLow(r),
+            &bytes,
+            store::LayerSummary::from_values(top, &low),
+            WriteOptions::default(),
+        )
+        .unwrap();
+        let db = BoundsDatabase::open(dir.path(), rules).unwrap();
+        let whole = db.check_own_row(r, top).unwrap().unwrap();
+        assert!(whole.faults >= planted, "{} < {planted}", whole.faults);
+        let half = db.check_own_row_sampled(r, top, size / 2).unwrap().unwrap();
+        assert!(
+            half.faults > planted / 4 && half.faults < whole.faults,
+            "{} of {}",
+            half.faults,
+            whole.faults
+        );
+    }
+
     /// `awari ARGS SHARED`, checked to succeed (or to fail): its standard output and error.
     fn run(args: &[&str], shared: &[&str], succeeds: bool) -> (String, String) {
         let mut cmd = awari();

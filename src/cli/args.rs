@@ -301,9 +301,10 @@ pub enum Command {
         /// Layers to check, e.g. 0..24 (inclusive); default: every layer present.
         #[arg(long)]
         layers: Option<LayerRange>,
-        /// Check N positions of each layer, spread evenly over it, in batches of about
-        /// 70 MB, instead of every position with every layer in memory: for layers too
-        /// large to hold (a layer of at most N positions is checked whole). Values only.
+        /// Check N positions of each layer, in runs drawn at random (seeded by the layer),
+        /// in batches under 100 MB, instead of every position with every layer in memory:
+        /// for layers too large to hold (a layer of at most N positions is checked whole).
+        /// Every kind of table.
         #[arg(long)]
         sample: Option<u64>,
     },

@@ -320,6 +320,61 @@ impl BoundsDatabase {
         }
         Ok(Some(check))
     }
+
+    /// As [`BoundsDatabase::check_own_row`], for `count` positions of layer `seeds` in runs
+    /// drawn at random as the values' sampled check draws them
+    /// ([`crate::verify::verify_sampled`]), each pair read through the block cache (its
+    /// blocks checked as they are read); a sample at least the layer's size is the whole
+    /// check. `positions` and `exact` count the sample.
+    ///
+    /// # Errors
+    ///
+    /// As [`BoundsDatabase::check_own_row`].
+    pub fn check_own_row_sampled(
+        &self,
+        repetition: Repetition,
+        seeds: u32,
+        count: u64,
+    ) -> Result<Option<OwnRowLayerCheck>, ProbeError> {
+        if count >= crate::index::size(seeds) {
+            return self.check_own_row(repetition, seeds);
+        }
+        let Some((low_file, high_file)) = self.own_row_layer(repetition, seeds) else {
+            return Ok(None);
+        };
+        let run = crate::verify::run_length(low_file.block_size(), count);
+        let leaves = TableLeaves {
+            db: self,
+            repetition,
+        };
+        let has_bounds = self.layer(seeds).is_some();
+        let mut check = OwnRowLayerCheck {
+            seeds,
+            positions: count,
+            exact: 0,
+            bytes: low_file.bytes() + high_file.bytes(),
+            faults: 0,
+            first_fault: None,
+        };
+        for (start, len) in crate::verify::sample_runs(seeds, count, run) {
+            for (_, board) in crate::index::walk(seeds, start, start + len) {
+                let l = self.cache().byte(low_file, &board)? as i8;
+                let h = self.cache().byte(high_file, &board)? as i8;
+                check.exact += u64::from(l == h);
+                let bounds = if has_bounds {
+                    let b = self.bounds(&board)?;
+                    Some((b.low, b.high))
+                } else {
+                    None
+                };
+                if let Some(why) = local_fault(self.rules(), &board, (l, h), &leaves, bounds)? {
+                    check.faults += 1;
+                    check.first_fault.get_or_insert(format!("{board}: {why}"));
+                }
+            }
+        }
+        Ok(Some(check))
+    }
 }
 
 /// What is wrong with one position's pair `(l, h)`, by the checks of

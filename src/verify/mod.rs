@@ -208,7 +208,7 @@ const MIN_RUNS: u64 = 512;
 /// halved while the sample would be fewer than [`MIN_RUNS`] runs, so that a small sample
 /// is still spread over the layer (a sample of 100,000 positions in whole blocks would be
 /// six places of a layer of billions).
-pub(super) fn run_length(block: u32, picks: u64) -> u64 {
+pub(crate) fn run_length(block: u32, picks: u64) -> u64 {
     let mut run = u64::from(block).max(1);
     while run > 1 && picks / run < MIN_RUNS {
         run = run.div_ceil(2);
@@ -219,7 +219,7 @@ pub(super) fn run_length(block: u32, picks: u64) -> u64 {
 /// The runs of a sample of `picks` positions of layer `n` (fewer than the layer holds),
 /// cut at multiples of `run`: `(first index, positions)`, in index order. Drawn by a
 /// generator seeded with the layer, so a check repeats.
-pub(super) fn sample_runs(n: u32, picks: u64, run: u64) -> Vec<(u64, u64)> {
+pub(crate) fn sample_runs(n: u32, picks: u64, run: u64) -> Vec<(u64, u64)> {
     let size = index::size(n);
     let runs = size.div_ceil(run);
     let mut rng = SplitMix(0x5EED_0FA5_A3B1_E5ED ^ u64::from(n));
