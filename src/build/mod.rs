@@ -1,5 +1,7 @@
 //! The build driver: solve layers in order, write each one, skip the ones already built;
-//! for either kind of table ([`Tables`]): the values (with their distances) or the bounds.
+//! one layer loop for every kind of tables ([`Tables`]): the values (with their
+//! distances, `values.rs`), the bounds and the own-row values (a pair a position,
+//! `pairs.rs`).
 
 mod pairs;
 mod prepare;
