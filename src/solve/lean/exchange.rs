@@ -18,11 +18,13 @@ pub(crate) trait Exchange: Sync {
     fn sum(&self, x: u64) -> u64;
     /// The largest `x` of any rank, on every rank.
     fn max(&self, x: u64) -> u64;
-    /// Every rank's `send`, concatenated in rank order, on rank 0 (empty on the others),
-    /// each rank's part in any order.
-    fn gather_to_root(&self, send: &[u64]) -> Vec<u64>;
+    /// Every rank's `send` on rank 0, in rank order (nothing on the others), as they are:
+    /// bytes already as small as they get (compressed table blocks).
+    fn gather_bytes(&self, send: Vec<u8>) -> Vec<Vec<u8>>;
     /// Bytes this rank has sent to other ranks so far.
     fn bytes_sent(&self) -> u64;
+    /// Bytes this rank has received from other ranks so far.
+    fn bytes_received(&self) -> u64;
 }
 
 /// A single process: one rank, nothing to send.
@@ -44,10 +46,13 @@ impl Exchange for Alone {
     fn max(&self, x: u64) -> u64 {
         x
     }
-    fn gather_to_root(&self, send: &[u64]) -> Vec<u64> {
-        send.to_vec()
+    fn gather_bytes(&self, send: Vec<u8>) -> Vec<Vec<u8>> {
+        vec![send]
     }
     fn bytes_sent(&self) -> u64 {
+        0
+    }
+    fn bytes_received(&self) -> u64 {
         0
     }
 }
