@@ -233,20 +233,39 @@ impl Exchange for Cluster {
     }
 
     fn all_to_all(&self, send: &[Vec<u64>]) -> Vec<u64> {
-        let (rank, ranks) = (self.rank(), self.ranks());
+        let rank = self.rank();
         let packed: Vec<Vec<u8>> = send
             .par_iter()
             .enumerate()
             .map(|(to, part)| if to == rank { Vec::new() } else { pack(part) })
             .collect();
-        let counts: Vec<i32> = packed
+        let parts: Vec<Vec<u64>> = self
+            .all_to_all_bytes(packed)
+            .into_par_iter()
+            .enumerate()
+            .map(|(from, bytes)| {
+                if from == rank {
+                    return send[rank].clone();
+                }
+                unpack(&bytes).unwrap_or_else(|| panic!("rank {from} sent a damaged batch"))
+            })
+            .collect();
+        parts.concat()
+    }
+
+    fn all_to_all_bytes(&self, mut send: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+        let (rank, ranks) = (self.rank(), self.ranks());
+        // This rank's own part stays where it is.
+        let own = std::mem::take(&mut send[rank]);
+        let counts: Vec<i32> = send
             .iter()
-            .map(|v| i32::try_from(v.len()).expect("a packed batch under 2 GiB"))
+            .map(|v| i32::try_from(v.len()).expect("a packed part under 2 GiB"))
             .collect();
         let mut recv_counts = vec![0i32; ranks];
         self.world
             .all_to_all_into(&counts[..], &mut recv_counts[..]);
-        let flat = buffer(packed.concat());
+        let flat = buffer(send.concat());
+        drop(send);
         let total: usize = recv_counts.iter().map(|&c| c as usize).sum();
         let mut recv = buffer(vec![0u8; total]);
         let rd = displacements(&recv_counts);
@@ -258,18 +277,16 @@ impl Exchange for Cluster {
         }
         self.count(flat.len() + 4 * (ranks - 1));
         self.count_received(total + 4 * (ranks - 1));
-        let parts: Vec<Vec<u64>> = (0..ranks)
-            .into_par_iter()
+        let mut own = Some(own);
+        (0..ranks)
             .map(|from| {
                 if from == rank {
-                    return send[rank].clone();
+                    return own.take().expect("once");
                 }
                 let at = rd[from] as usize;
-                unpack(&recv[at..at + recv_counts[from] as usize])
-                    .unwrap_or_else(|| panic!("rank {from} sent a damaged batch"))
+                recv[at..at + recv_counts[from] as usize].to_vec()
             })
-            .collect();
-        parts.concat()
+            .collect()
     }
 
     fn sum(&self, x: u64) -> u64 {

@@ -14,6 +14,9 @@ pub(crate) trait Exchange: Sync {
     /// Sends `send[d]` to rank `d` and returns what every rank sent this one, in rank
     /// order (what this rank sent itself included), each rank's part in any order.
     fn all_to_all(&self, send: &[Vec<u64>]) -> Vec<u64>;
+    /// Sends `send[d]` to rank `d` as they are (bytes already packed) and returns what
+    /// every rank sent this one, in rank order (what this rank sent itself included).
+    fn all_to_all_bytes(&self, send: Vec<Vec<u8>>) -> Vec<Vec<u8>>;
     /// The sum of `x` over the ranks, on every rank.
     fn sum(&self, x: u64) -> u64;
     /// The largest `x` of any rank, on every rank.
@@ -39,6 +42,9 @@ impl Exchange for Alone {
     }
     fn all_to_all(&self, send: &[Vec<u64>]) -> Vec<u64> {
         send.concat()
+    }
+    fn all_to_all_bytes(&self, send: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+        send
     }
     fn sum(&self, x: u64) -> u64 {
         x
