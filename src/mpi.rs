@@ -7,13 +7,15 @@
 //! file system: the layers are written once and read by every rank). In every round of
 //! propagation each rank un-sows its share of the frontier; parents in other shares are
 //! sent in one all-to-all exchange per batch of the frontier (bulk-synchronous rounds),
-//! and the rounds end together (a maximum over the ranks). At the end of a
-//! layer, range by range, every rank sends rank 0 the positions of the range it settled
-//! (index, value and round in 8 bytes; each position settled in one rank only) and rank 0
-//! writes the files, as a single process does. So the files are the same, byte for byte,
-//! for any number of ranks. What a rank sends another, a batch of updates or a range of
-//! settled positions, goes sorted, delta-coded and compressed (`pack`): a few bytes an
-//! entry instead of 8.
+//! and the rounds end together (a maximum over the ranks). At the end of a layer the
+//! files' positions are dealt out to the ranks in segments of whole blocks: every rank
+//! sends each segment's owner the positions of it that it settled (index, value and
+//! round; each position settled in one rank only), the owner compresses the segment's
+//! blocks as a single process would, and rank 0 writes the blocks in order. So the files
+//! are the same, byte for byte, for any number of ranks, and no rank receives more than
+//! its share of the settled positions (rank 0 besides the tables as they are on disk).
+//! What a rank sends another, a batch of updates or a segment's settled positions, goes
+//! sorted, delta-coded and compressed (`pack`): a few bytes an entry instead of 8.
 //!
 //! A rank that fails makes the caller abort the job ([`Cluster::abort`]); the layer being
 //! built never reaches its final name, and running the same command again resumes at the
@@ -44,6 +46,7 @@ pub struct Cluster {
     _universe: mpi::environment::Universe,
     world: SimpleCommunicator,
     sent: AtomicU64,
+    received: AtomicU64,
 }
 
 impl std::fmt::Debug for Cluster {
@@ -88,6 +91,7 @@ impl Cluster {
             _universe: universe,
             world,
             sent: AtomicU64::new(0),
+            received: AtomicU64::new(0),
         })
     }
 
@@ -127,11 +131,16 @@ impl Cluster {
         self.sent.fetch_add(bytes as u64, Relaxed);
     }
 
+    fn count_received(&self, bytes: usize) {
+        self.received.fetch_add(bytes as u64, Relaxed);
+    }
+
     /// `x` reduced by `op` over the ranks, on every rank.
     fn all_reduce(&self, x: u64, op: SystemOperation) -> u64 {
         let mut out = 0u64;
         self.world.all_reduce_into(&x, &mut out, op);
         self.count(8);
+        self.count_received(8);
         out
     }
 }
@@ -224,20 +233,39 @@ impl Exchange for Cluster {
     }
 
     fn all_to_all(&self, send: &[Vec<u64>]) -> Vec<u64> {
-        let (rank, ranks) = (self.rank(), self.ranks());
+        let rank = self.rank();
         let packed: Vec<Vec<u8>> = send
             .par_iter()
             .enumerate()
             .map(|(to, part)| if to == rank { Vec::new() } else { pack(part) })
             .collect();
-        let counts: Vec<i32> = packed
+        let parts: Vec<Vec<u64>> = self
+            .all_to_all_bytes(packed)
+            .into_par_iter()
+            .enumerate()
+            .map(|(from, bytes)| {
+                if from == rank {
+                    return send[rank].clone();
+                }
+                unpack(&bytes).unwrap_or_else(|| panic!("rank {from} sent a damaged batch"))
+            })
+            .collect();
+        parts.concat()
+    }
+
+    fn all_to_all_bytes(&self, mut send: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+        let (rank, ranks) = (self.rank(), self.ranks());
+        // This rank's own part stays where it is.
+        let own = std::mem::take(&mut send[rank]);
+        let counts: Vec<i32> = send
             .iter()
-            .map(|v| i32::try_from(v.len()).expect("a packed batch under 2 GiB"))
+            .map(|v| i32::try_from(v.len()).expect("a packed part under 2 GiB"))
             .collect();
         let mut recv_counts = vec![0i32; ranks];
         self.world
             .all_to_all_into(&counts[..], &mut recv_counts[..]);
-        let flat = buffer(packed.concat());
+        let flat = buffer(send.concat());
+        drop(send);
         let total: usize = recv_counts.iter().map(|&c| c as usize).sum();
         let mut recv = buffer(vec![0u8; total]);
         let rd = displacements(&recv_counts);
@@ -248,18 +276,17 @@ impl Exchange for Cluster {
             self.world.all_to_all_varcount_into(&out, &mut into);
         }
         self.count(flat.len() + 4 * (ranks - 1));
-        let parts: Vec<Vec<u64>> = (0..ranks)
-            .into_par_iter()
+        self.count_received(total + 4 * (ranks - 1));
+        let mut own = Some(own);
+        (0..ranks)
             .map(|from| {
                 if from == rank {
-                    return send[rank].clone();
+                    return own.take().expect("once");
                 }
                 let at = rd[from] as usize;
-                unpack(&recv[at..at + recv_counts[from] as usize])
-                    .unwrap_or_else(|| panic!("rank {from} sent a damaged batch"))
+                recv[at..at + recv_counts[from] as usize].to_vec()
             })
-            .collect();
-        parts.concat()
+            .collect()
     }
 
     fn sum(&self, x: u64) -> u64 {
@@ -270,43 +297,41 @@ impl Exchange for Cluster {
         self.all_reduce(x, SystemOperation::max())
     }
 
-    fn gather_to_root(&self, send: &[u64]) -> Vec<u64> {
+    fn gather_bytes(&self, send: Vec<u8>) -> Vec<Vec<u8>> {
         let root = self.world.process_at_rank(0);
-        if self.rank() == 0 {
-            let count = 0i32;
-            let mut counts = vec![0i32; self.ranks()];
-            root.gather_into_root(&count, &mut counts[..]);
-            let displs = displacements(&counts);
-            let total: usize = counts.iter().map(|&c| c as usize).sum();
-            let mut all = buffer(vec![0u8; total]);
-            {
-                let mut into = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
-                root.gather_varcount_into_root(&buffer(Vec::new())[..], &mut into);
-            }
-            let parts: Vec<Vec<u64>> = (0..self.ranks())
-                .into_par_iter()
-                .map(|from| {
-                    if from == 0 {
-                        return send.to_vec();
-                    }
-                    let at = displs[from] as usize;
-                    unpack(&all[at..at + counts[from] as usize])
-                        .unwrap_or_else(|| panic!("rank {from} sent a damaged range"))
-                })
-                .collect();
-            parts.concat()
-        } else {
-            let packed = buffer(pack(send));
-            let count = i32::try_from(packed.len()).expect("a packed range under 2 GiB");
+        let count = i32::try_from(send.len()).expect("a part of a table under 2 GiB");
+        if self.rank() != 0 {
             root.gather_into(&count);
-            root.gather_varcount_into(&packed[..]);
-            self.count(4 + packed.len());
-            Vec::new()
+            root.gather_varcount_into(&buffer(send)[..]);
+            self.count(4 + count as usize);
+            return Vec::new();
         }
+        let mut counts = vec![0i32; self.ranks()];
+        root.gather_into_root(&count, &mut counts[..]);
+        // Rank 0's own part stays where it is.
+        counts[0] = 0;
+        let displs = displacements(&counts);
+        let total: usize = counts.iter().map(|&c| c as usize).sum();
+        let mut all = buffer(vec![0u8; total]);
+        {
+            let mut into = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
+            root.gather_varcount_into_root(&buffer(Vec::new())[..], &mut into);
+        }
+        self.count_received(total + 4 * (self.ranks() - 1));
+        let mut parts = vec![send];
+        parts.extend((1..self.ranks()).map(|from| {
+            let at = displs[from] as usize;
+            all[at..at + counts[from] as usize].to_vec()
+        }));
+        parts
     }
 
     fn bytes_sent(&self) -> u64 {
         self.sent.load(Relaxed)
+    }
+
+    fn bytes_received(&self) -> u64 {
+        self.received.load(Relaxed)
     }
 }
 

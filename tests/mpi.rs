@@ -220,3 +220,31 @@ fn ranks_leave_out_the_same_distances_as_a_single_process() {
         }
     }
 }
+
+/// Blocks that do not divide the ranks' segments of the final merge evenly (3,000
+/// positions: a segment is 349 blocks, the layer's last block short) and a block larger
+/// than a segment would otherwise be (1.5 M positions): 3 ranks write the files a single
+/// process writes with the same block size, byte for byte.
+#[test]
+fn ranks_write_the_same_files_for_any_block_size() {
+    const TOP: u32 = 14;
+    for block_size in [3_000u32, 1_500_000] {
+        let single = scratch();
+        let mut opts = BuildOptions::new(single.path(), Rules::AWARI, TOP);
+        opts.write.block_size = block_size;
+        build(&opts, &Quiet).unwrap();
+        let dir = scratch();
+        let out = mpirun(3, Rules::AWARI, TOP, dir.path())
+            .args(["--block-size", &block_size.to_string()])
+            .output()
+            .unwrap();
+        ok(&out, &format!("3 ranks, blocks of {block_size}"));
+        assert_same_files(
+            single.path(),
+            dir.path(),
+            Rules::AWARI,
+            TOP,
+            &format!("3 ranks, blocks of {block_size}"),
+        );
+    }
+}

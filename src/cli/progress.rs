@@ -148,13 +148,14 @@ impl LeanObserver for BuildProgress {
             )
         });
     }
-    fn exchanged(&self, seeds: u32, bytes: u64) {
+    fn exchanged(&self, seeds: u32, bytes: u64, most_received: u64) {
         if bytes > 0 {
-            let positions = awari::index::size(seeds);
+            let positions = awari::index::size(seeds) as f64;
             self.bar.suspend(|| {
                 tell!(
-                    "layer {seeds}: the ranks sent each other {bytes} bytes ({:.2} per position)",
-                    bytes as f64 / positions as f64
+                    "layer {seeds}: the ranks sent each other {bytes} bytes ({:.2} per position); one rank received at most {most_received} ({:.2} per position)",
+                    bytes as f64 / positions,
+                    most_received as f64 / positions
                 )
             });
         }

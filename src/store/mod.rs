@@ -36,7 +36,7 @@ pub(crate) mod zstd_contexts;
 pub(crate) use cache::{BlockCache, CACHE_BLOCKS};
 pub use reader::LayerFile;
 pub use writer::{write_layer, write_table, WriteOptions, WrittenLayer};
-pub(crate) use writer::{write_without_entries, TableWriter};
+pub(crate) use writer::{compress_blocks, write_without_entries, TableWriter};
 
 use crate::board::MAX_SEEDS;
 use crate::rules::{Repetition, Rules};

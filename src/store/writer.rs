@@ -181,13 +181,37 @@ impl TableWriter {
     }
 
     fn write_blocks(&mut self, bytes: &[u8]) -> Result<(), StoreError> {
-        let level = self.opts.zstd_level;
-        let blocks: Vec<Vec<u8>> = bytes
-            .par_chunks(self.opts.block_size as usize)
-            .map(|chunk| zstd_contexts::compress(chunk, level))
-            .collect();
+        let blocks = compress_blocks(bytes, self.opts);
+        self.write_compressed(blocks.iter().map(Vec::as_slice))
+    }
+
+    /// Appends the next blocks of the table already compressed by [`compress_blocks`]
+    /// with this writer's options (by another process, say), `positions` positions in
+    /// all. What came before must have ended on a block's end: only the last block of
+    /// the table may be short.
+    ///
+    /// # Panics
+    ///
+    /// If bytes appended before do not fill their last block.
+    pub fn append_compressed<'b>(
+        &mut self,
+        blocks: impl Iterator<Item = &'b [u8]>,
+        positions: u64,
+    ) -> Result<(), StoreError> {
+        assert!(
+            self.partial.is_empty(),
+            "compressed blocks after a partial one"
+        );
+        self.positions += positions;
+        self.write_compressed(blocks)
+    }
+
+    fn write_compressed<'b>(
+        &mut self,
+        blocks: impl Iterator<Item = &'b [u8]>,
+    ) -> Result<(), StoreError> {
         let out = self.out.as_mut().expect("open until finish");
-        for b in &blocks {
+        for b in blocks {
             if let Err(e) = out.write_all(b) {
                 return Err(StoreError::Io {
                     path: self.tmp.clone(),
@@ -221,6 +245,16 @@ impl TableWriter {
         }
         put_in_place(&self.tmp, &self.path, summary)
     }
+}
+
+/// `bytes` cut into blocks of `opts.block_size` positions (the last may be short), each
+/// compressed at `opts.zstd_level` (in parallel): the blocks a [`TableWriter`] with these
+/// options writes for them, when they start on a block's start.
+pub(crate) fn compress_blocks(bytes: &[u8], opts: WriteOptions) -> Vec<Vec<u8>> {
+    bytes
+        .par_chunks(opts.block_size as usize)
+        .map(|chunk| zstd_contexts::compress(chunk, opts.zstd_level))
+        .collect()
 }
 
 /// Writes the table of `kind` of layer `summary.seeds` as one that keeps no entries: a
@@ -334,5 +368,34 @@ mod tests {
             let state = layer_state(db.path(), Rules::AWARI, super::Tables::Values, n).unwrap();
             assert!(matches!(state, LayerState::Missing), "{state:?}");
         }
+    }
+
+    /// A table whose blocks were compressed elsewhere, piece by piece (whole blocks, the
+    /// last short), is the file a writer given the bytes themselves writes.
+    #[test]
+    fn blocks_compressed_elsewhere_write_the_same_file() {
+        let n = 6;
+        let size = index::size(n) as usize;
+        let values: Vec<i8> = (0..size).map(|i| (i * 7 % 13) as i8 - 6).collect();
+        let summary = LayerSummary::from_values(n, &values);
+        let opts = WriteOptions {
+            block_size: 1000,
+            zstd_level: 3,
+        };
+        let whole = tempfile::tempdir().unwrap();
+        let expected = write_layer(whole.path(), Rules::AWARI, n, &values, opts).unwrap();
+        let pieces = tempfile::tempdir().unwrap();
+        let mut w =
+            TableWriter::create(pieces.path(), Rules::AWARI, n, TableKind::Values, opts).unwrap();
+        for piece in as_bytes(&values).chunks(3000) {
+            let blocks = compress_blocks(piece, opts);
+            w.append_compressed(blocks.iter().map(Vec::as_slice), piece.len() as u64)
+                .unwrap();
+        }
+        let got = w.finish(summary).unwrap();
+        assert_eq!(
+            fs::read(&got.path).unwrap(),
+            fs::read(&expected.path).unwrap()
+        );
     }
 }

@@ -14,15 +14,20 @@ pub(crate) trait Exchange: Sync {
     /// Sends `send[d]` to rank `d` and returns what every rank sent this one, in rank
     /// order (what this rank sent itself included), each rank's part in any order.
     fn all_to_all(&self, send: &[Vec<u64>]) -> Vec<u64>;
+    /// Sends `send[d]` to rank `d` as they are (bytes already packed) and returns what
+    /// every rank sent this one, in rank order (what this rank sent itself included).
+    fn all_to_all_bytes(&self, send: Vec<Vec<u8>>) -> Vec<Vec<u8>>;
     /// The sum of `x` over the ranks, on every rank.
     fn sum(&self, x: u64) -> u64;
     /// The largest `x` of any rank, on every rank.
     fn max(&self, x: u64) -> u64;
-    /// Every rank's `send`, concatenated in rank order, on rank 0 (empty on the others),
-    /// each rank's part in any order.
-    fn gather_to_root(&self, send: &[u64]) -> Vec<u64>;
+    /// Every rank's `send` on rank 0, in rank order (nothing on the others), as they are:
+    /// bytes already as small as they get (compressed table blocks).
+    fn gather_bytes(&self, send: Vec<u8>) -> Vec<Vec<u8>>;
     /// Bytes this rank has sent to other ranks so far.
     fn bytes_sent(&self) -> u64;
+    /// Bytes this rank has received from other ranks so far.
+    fn bytes_received(&self) -> u64;
 }
 
 /// A single process: one rank, nothing to send.
@@ -38,16 +43,22 @@ impl Exchange for Alone {
     fn all_to_all(&self, send: &[Vec<u64>]) -> Vec<u64> {
         send.concat()
     }
+    fn all_to_all_bytes(&self, send: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+        send
+    }
     fn sum(&self, x: u64) -> u64 {
         x
     }
     fn max(&self, x: u64) -> u64 {
         x
     }
-    fn gather_to_root(&self, send: &[u64]) -> Vec<u64> {
-        send.to_vec()
+    fn gather_bytes(&self, send: Vec<u8>) -> Vec<Vec<u8>> {
+        vec![send]
     }
     fn bytes_sent(&self) -> u64 {
+        0
+    }
+    fn bytes_received(&self) -> u64 {
         0
     }
 }

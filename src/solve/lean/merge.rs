@@ -100,38 +100,19 @@ impl Pass<'_> {
         write: WriteOptions,
         ex: &dyn Exchange,
     ) -> Result<Option<WrittenLayer>, StoreError> {
+        if ex.ranks() > 1 {
+            return self.write_tables_partitioned(progress, write, ex);
+        }
         let n = self.n;
         let size = index::size(n);
-        // Rank 0 writes; every rank sends it the positions it settled, range by range
-        // (endless play, value 0, is what is left).
-        let root = ex.rank() == 0;
-        let mut outputs = if root {
-            let values = TableWriter::create(&self.db, self.rules, n, TableKind::Values, write)?;
-            let rounds = self
-                .distances_level
-                .map(|level| {
-                    let write = WriteOptions {
-                        zstd_level: level,
-                        ..write
-                    };
-                    TableWriter::create(&self.db, self.rules, n, TableKind::Distances, write)
-                })
-                .transpose()?;
-            Some((values, rounds))
-        } else {
-            None
-        };
-        let mut cursors = Vec::new();
-        for (t, f) in &progress.thresholds {
-            let source = runs::Source::File(self.dir.join(f));
-            cursors.push((*t as i8, runs::Peek::open(&source)?, self.dir.join(f)));
-        }
+        let (mut values_out, mut rounds_out) = self.table_writers(write)?;
+        let mut cursors = self.threshold_cursors(progress)?;
         let mut histogram = [0u64; HISTOGRAM_LEN];
         let part = PART.min(size) as usize;
         let (mut values, mut rounds) = (vec![0u8; part], vec![0u8; part]);
         // A range's entries are read (every threshold's run by its own task) while the
-        // previous range is gathered, compressed and written.
-        let mut placed = take_tables_range(&mut cursors, 0, size)?;
+        // previous range is compressed and written.
+        let mut placed = take_tables_range(&mut cursors, 0, part as u64)?;
         let mut base = 0u64;
         while base < size {
             let len = PART.min(size - base) as usize;
@@ -145,25 +126,203 @@ impl Pass<'_> {
                         values[i as usize] = value;
                         rounds[i as usize] = round;
                     }
-                    if ex.ranks() > 1 {
-                        self.gather_range(values, rounds, ex)?;
+                    for &v in values.iter() {
+                        histogram[store::histogram_bucket(v as i8)] += 1;
                     }
-                    if let Some((values_out, rounds_out)) = &mut outputs {
-                        for &v in values.iter() {
-                            histogram[store::histogram_bucket(v as i8)] += 1;
+                    let (r, v) = rayon::join(
+                        || rounds_out.as_mut().map_or(Ok(()), |out| out.append(rounds)),
+                        || values_out.append(values),
+                    );
+                    r?;
+                    v?;
+                    Ok(())
+                },
+                || {
+                    if end < size {
+                        take_tables_range(&mut cursors, end, (end + PART).min(size))
+                    } else {
+                        Ok(Vec::new())
+                    }
+                },
+            );
+            written?;
+            placed = next?;
+            base = end;
+        }
+        if let Some((_, _, path)) = cursors.iter().find(|(_, c, _)| !c.is_done()) {
+            return Err(damaged_run(path));
+        }
+        self.finish_tables(values_out, rounds_out, histogram, write)
+            .map(Some)
+    }
+
+    /// The writers of the layer's values file and, if it keeps them, its distances file.
+    fn table_writers(
+        &self,
+        write: WriteOptions,
+    ) -> Result<(TableWriter, Option<TableWriter>), StoreError> {
+        let n = self.n;
+        let values = TableWriter::create(&self.db, self.rules, n, TableKind::Values, write)?;
+        let rounds = self
+            .distances_level
+            .map(|level| {
+                TableWriter::create(
+                    &self.db,
+                    self.rules,
+                    n,
+                    TableKind::Distances,
+                    distances_options(write, level),
+                )
+            })
+            .transpose()?;
+        Ok((values, rounds))
+    }
+
+    /// A cursor over each threshold's run, for the final merge.
+    fn threshold_cursors(
+        &self,
+        progress: &Checkpoint,
+    ) -> Result<Vec<ThresholdCursor<'static>>, StoreError> {
+        let mut cursors = Vec::new();
+        for (t, f) in &progress.thresholds {
+            let source = runs::Source::File(self.dir.join(f));
+            cursors.push((*t as i8, runs::Peek::open(&source)?, self.dir.join(f)));
+        }
+        Ok(cursors)
+    }
+
+    /// The tables' headers, from the layer's `histogram`: the distances first (a values
+    /// file marks a finished layer).
+    fn finish_tables(
+        &self,
+        values_out: TableWriter,
+        rounds_out: Option<TableWriter>,
+        histogram: [u64; HISTOGRAM_LEN],
+        write: WriteOptions,
+    ) -> Result<WrittenLayer, StoreError> {
+        let summary = LayerSummary {
+            seeds: self.n,
+            positions: index::size(self.n),
+            histogram,
+        };
+        match rounds_out {
+            Some(out) => out.finish(summary.clone())?,
+            None => store::write_without_entries(
+                &self.db,
+                self.rules,
+                TableKind::Distances,
+                summary.clone(),
+                write,
+            )?,
+        };
+        values_out.finish(summary)
+    }
+}
+
+impl Pass<'_> {
+    /// The final merge of a partitioned build. The file's positions are dealt out in
+    /// segments of whole blocks, about [`PART`] positions each, to the ranks in turn: a
+    /// round of the merge is one segment for each rank, in file order. Every rank sends
+    /// each segment's owner the positions of it that it settled (an all-to-all, packed);
+    /// the owner compresses the segment's blocks, as a single process would, and sends
+    /// them to rank 0, which writes them in order. So no rank receives more than its
+    /// share of the settled positions, and rank 0 besides the tables as they are on disk;
+    /// and the ranks compress the tables together.
+    fn write_tables_partitioned(
+        &self,
+        progress: &Checkpoint,
+        write: WriteOptions,
+        ex: &dyn Exchange,
+    ) -> Result<Option<WrittenLayer>, StoreError> {
+        let size = index::size(self.n);
+        let (me, ranks) = (ex.rank(), ex.ranks());
+        let mut outputs = if me == 0 {
+            Some(self.table_writers(write)?)
+        } else {
+            None
+        };
+        let mut cursors = self.threshold_cursors(progress)?;
+        let segment = segment_len(write.block_size);
+        let round_len = segment * ranks as u64;
+        let mut histogram = [0u64; HISTOGRAM_LEN];
+        let seg_len = segment.min(size) as usize;
+        let (mut values, mut rounds) = (vec![0u8; seg_len], vec![0u8; seg_len]);
+        let take_round = |cursors: &mut [ThresholdCursor], base: u64| {
+            (0..ranks as u64)
+                .map(|d| {
+                    let lo = (base + d * segment).min(size);
+                    take_tables_range(cursors, lo, (lo + segment).min(size))
+                })
+                .collect::<Result<Vec<_>, _>>()
+        };
+        // A round's entries are read while the previous round is exchanged, compressed and
+        // written.
+        let mut placed = take_round(&mut cursors, 0)?;
+        let mut base = 0u64;
+        while base < size {
+            let end = (base + round_len).min(size);
+            let (written, next) = rayon::join(
+                || -> Result<(), StoreError> {
+                    let send: Vec<Vec<u8>> = placed
+                        .par_iter()
+                        .enumerate()
+                        .map(|(d, parts)| {
+                            if d == me {
+                                Vec::new()
+                            } else {
+                                pack_settled(parts)
+                            }
+                        })
+                        .collect();
+                    let got = ex.all_to_all_bytes(send);
+                    let lo = (base + me as u64 * segment).min(size);
+                    let len = ((lo + segment).min(size) - lo) as usize;
+                    let (values, rounds) = (&mut values[..len], &mut rounds[..len]);
+                    values.fill(0);
+                    rounds.fill(0);
+                    for &(i, value, round) in placed[me].iter().flatten() {
+                        values[i as usize] = value;
+                        rounds[i as usize] = round;
+                    }
+                    for (from, bytes) in got.iter().enumerate() {
+                        if from != me && unpack_settled(bytes, values, rounds).is_none() {
+                            return Err(StoreError::Corrupted {
+                                path: self.dir.clone(),
+                                what: format!(
+                                    "rank {from} sent a damaged part of this rank's segment"
+                                ),
+                            });
                         }
-                        let (r, v) = rayon::join(
-                            || rounds_out.as_mut().map_or(Ok(()), |out| out.append(rounds)),
-                            || values_out.append(values),
-                        );
-                        r?;
-                        v?;
+                    }
+                    let part = self.compress_segment(values, rounds, write);
+                    let parts = ex.gather_bytes(part);
+                    if let Some((values_out, rounds_out)) = &mut outputs {
+                        for (from, part) in parts.iter().enumerate() {
+                            let lo = (base + from as u64 * segment).min(size);
+                            let len = (lo + segment).min(size) - lo;
+                            self.append_segment(
+                                part,
+                                len,
+                                write.block_size,
+                                values_out,
+                                rounds_out.as_mut(),
+                                &mut histogram,
+                            )
+                            .ok_or_else(|| {
+                                StoreError::Corrupted {
+                                    path: self.dir.clone(),
+                                    what: format!(
+                                        "rank {from} sent a damaged segment of the tables"
+                                    ),
+                                }
+                            })??;
+                        }
                     }
                     Ok(())
                 },
                 || {
                     if end < size {
-                        take_tables_range(&mut cursors, end, size)
+                        take_round(&mut cursors, end)
                     } else {
                         Ok(Vec::new())
                     }
@@ -179,51 +338,182 @@ impl Pass<'_> {
         let Some((values_out, rounds_out)) = outputs else {
             return Ok(None);
         };
-        let summary = LayerSummary {
-            seeds: n,
-            positions: size,
-            histogram,
-        };
-        // The distances first: a values file marks a finished layer.
-        match rounds_out {
-            Some(out) => out.finish(summary.clone())?,
-            None => store::write_without_entries(
-                &self.db,
-                self.rules,
-                TableKind::Distances,
-                summary.clone(),
-                write,
-            )?,
-        };
-        values_out.finish(summary).map(Some)
+        self.finish_tables(values_out, rounds_out, histogram, write)
+            .map(Some)
     }
 
-    /// Rank 0 gets every rank's settled positions of a range of the final merge: the
-    /// offset in the range, the value and the round, 8 bytes each.
-    fn gather_range(
+    /// A segment of the tables as its owner sends it to rank 0: the histogram of its
+    /// values, how many blocks each table has of it and their lengths, then the blocks
+    /// (values, then distances if the layer keeps them), as [`compress_blocks`] makes
+    /// them. Every number is 8 bytes, little-endian.
+    fn compress_segment(&self, values: &[u8], rounds: &[u8], write: WriteOptions) -> Vec<u8> {
+        let mut histogram = [0u64; HISTOGRAM_LEN];
+        for &v in values {
+            histogram[store::histogram_bucket(v as i8)] += 1;
+        }
+        let (v, r) = rayon::join(
+            || compress_blocks(values, write),
+            || {
+                self.distances_level
+                    .map(|level| compress_blocks(rounds, distances_options(write, level)))
+                    .unwrap_or_default()
+            },
+        );
+        let mut out = Vec::new();
+        let mut put = |x: u64| out.extend_from_slice(&x.to_le_bytes());
+        histogram.iter().for_each(|&h| put(h));
+        put(v.len() as u64);
+        put(r.len() as u64);
+        v.iter().chain(&r).for_each(|b| put(b.len() as u64));
+        for b in v.iter().chain(&r) {
+            out.extend_from_slice(b);
+        }
+        out
+    }
+
+    /// Rank 0 writes a segment of `len` positions that [`Pass::compress_segment`] made,
+    /// and adds its histogram to the layer's. None when `part` is not what it makes for
+    /// such a segment (checked before anything is written).
+    fn append_segment(
         &self,
-        values: &mut [u8],
-        rounds: &mut [u8],
-        ex: &dyn Exchange,
-    ) -> Result<(), StoreError> {
-        let mut mine = Vec::new();
-        for (i, (&v, &r)) in values.iter().zip(rounds.iter()).enumerate() {
-            if v != 0 {
-                mine.push((i as u64) << 16 | u64::from(v) << 8 | u64::from(r));
-            }
+        part: &[u8],
+        len: u64,
+        block_size: u32,
+        values_out: &mut TableWriter,
+        rounds_out: Option<&mut TableWriter>,
+        histogram: &mut [u64; HISTOGRAM_LEN],
+    ) -> Option<Result<(), StoreError>> {
+        let mut words = part
+            .chunks_exact(8)
+            .map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")));
+        let mut got = [0u64; HISTOGRAM_LEN];
+        for h in &mut got {
+            *h = words.next()?;
         }
-        for packed in ex.gather_to_root(&mine) {
-            let i = (packed >> 16) as usize;
-            if i >= values.len() {
-                return Err(StoreError::Corrupted {
-                    path: self.dir.clone(),
-                    what: "another rank sent a position outside the range".into(),
-                });
-            }
-            values[i] = (packed >> 8) as u8;
-            rounds[i] = packed as u8;
+        let blocks = len.div_ceil(u64::from(block_size));
+        let (nv, nr) = (words.next()?, words.next()?);
+        let want_r = if rounds_out.is_some() { blocks } else { 0 };
+        if nv != blocks || nr != want_r || got.iter().sum::<u64>() != len {
+            return None;
         }
-        Ok(())
+        let lens: Vec<usize> = (0..nv + nr)
+            .map(|_| words.next().and_then(|l| usize::try_from(l).ok()))
+            .collect::<Option<_>>()?;
+        let mut at = 8 * (HISTOGRAM_LEN + 2 + lens.len());
+        let mut cut = Vec::with_capacity(lens.len());
+        for &l in &lens {
+            cut.push(part.get(at..at.checked_add(l)?)?);
+            at += l;
+        }
+        if at != part.len() {
+            return None;
+        }
+        for (h, g) in histogram.iter_mut().zip(got) {
+            *h += g;
+        }
+        let (v, r) = cut.split_at(nv as usize);
+        Some((|| {
+            values_out.append_compressed(v.iter().copied(), len)?;
+            if let Some(out) = rounds_out {
+                out.append_compressed(r.iter().copied(), len)?;
+            }
+            Ok(())
+        })())
+    }
+}
+
+/// The zstd level of the settled positions a rank sends a segment's owner: the fastest,
+/// as for the other exchanges.
+const SETTLED_LEVEL: i32 = 1;
+
+/// A rank's settled positions of a segment (every threshold's entries: offset, value,
+/// round), as it sends them to the segment's owner: sorted by offset, as three streams,
+/// the offsets' differences (LEB128 varints), the values and the rounds, compressed
+/// together with zstd, after the count of entries and the varints' length (8 bytes each,
+/// little-endian). Apart, each stream is regular (the values and rounds of neighbours are
+/// alike); as one 8-byte word an entry, packed as the updates are, they took about 1.4
+/// bytes a position at layer 18. Nothing at all for no entries.
+fn pack_settled(parts: &[TablesPart]) -> Vec<u8> {
+    let mut entries: Vec<(u32, u8, u8)> = parts.iter().flatten().copied().collect();
+    if entries.is_empty() {
+        return Vec::new();
+    }
+    entries.sort_unstable_by_key(|e| e.0);
+    let mut raw = Vec::with_capacity(4 * entries.len());
+    let mut last = 0u32;
+    for &(i, _, _) in &entries {
+        let mut d = i - last;
+        last = i;
+        while d >= 0x80 {
+            raw.push(d as u8 | 0x80);
+            d >>= 7;
+        }
+        raw.push(d as u8);
+    }
+    let varints = raw.len() as u64;
+    raw.extend(entries.iter().map(|e| e.1));
+    raw.extend(entries.iter().map(|e| e.2));
+    let mut out = (entries.len() as u64).to_le_bytes().to_vec();
+    out.extend(varints.to_le_bytes());
+    out.extend(zstd::bulk::compress(&raw, SETTLED_LEVEL).expect("zstd compresses in memory"));
+    out
+}
+
+/// Places the entries [`pack_settled`] packed in a segment of `values.len()` positions;
+/// None when `bytes` are not what it makes for such a segment.
+fn unpack_settled(bytes: &[u8], values: &mut [u8], rounds: &mut [u8]) -> Option<()> {
+    if bytes.is_empty() {
+        return Some(());
+    }
+    let (count, rest) = bytes.split_first_chunk::<8>()?;
+    let (varints, frame) = rest.split_first_chunk::<8>()?;
+    let count = usize::try_from(u64::from_le_bytes(*count)).ok()?;
+    let varints = usize::try_from(u64::from_le_bytes(*varints)).ok()?;
+    // An offset in a segment takes at most 5 varint bytes: no more is ever decompressed.
+    if count > values.len() || varints > 5 * count {
+        return None;
+    }
+    let len = varints + 2 * count;
+    let raw = zstd::bulk::decompress(frame, len).ok()?;
+    if raw.len() != len {
+        return None;
+    }
+    let (varints, rest) = raw.split_at(varints);
+    let (vals, rnds) = rest.split_at(count);
+    let (mut at, mut d, mut shift, mut k) = (0u64, 0u64, 0u32, 0usize);
+    for &b in varints {
+        if shift > 28 {
+            return None;
+        }
+        d |= u64::from(b & 0x7f) << shift;
+        if b & 0x80 != 0 {
+            shift += 7;
+            continue;
+        }
+        at += d;
+        let i = usize::try_from(at).ok().filter(|&i| i < values.len())?;
+        if k == count {
+            return None;
+        }
+        values[i] = vals[k];
+        rounds[i] = rnds[k];
+        (d, shift, k) = (0, 0, k + 1);
+    }
+    (shift == 0 && k == count).then_some(())
+}
+
+/// Positions of a segment of a partitioned final merge: whole blocks of `block_size`,
+/// [`PART`] or a little less (one block if a block is larger).
+fn segment_len(block_size: u32) -> u64 {
+    let block = u64::from(block_size);
+    (PART / block).max(1) * block
+}
+
+/// The options of a distances table written at `level`.
+fn distances_options(write: WriteOptions, level: i32) -> WriteOptions {
+    WriteOptions {
+        zstd_level: level,
+        ..write
     }
 }
 
@@ -266,15 +556,13 @@ type ThresholdCursor<'a> = (i8, runs::Peek<'a>, PathBuf);
 /// A threshold's entries of a range of the final merge: offset in the range, value, round.
 type TablesPart = Vec<(u32, u8, u8)>;
 
-/// Every threshold's entries of the range of [`PART`] positions from `base` (of a layer
-/// of `size`), each as its offset in the range, its value and its round, read in
-/// parallel.
+/// Every threshold's entries of the positions `base..end` (at most 2^32 of them), each as
+/// its offset from `base`, its value and its round, read in parallel.
 fn take_tables_range(
     cursors: &mut [ThresholdCursor],
     base: u64,
-    size: u64,
+    end: u64,
 ) -> Result<Vec<TablesPart>, StoreError> {
-    let end = (base + PART).min(size);
     cursors
         .par_iter_mut()
         .map(|(t, c, path)| {
@@ -292,4 +580,38 @@ fn take_tables_range(
             Ok(placed)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{pack_settled, unpack_settled};
+
+    /// What two thresholds settled in a segment arrives in place, whatever the order of
+    /// the entries; damaged or foreign bytes are refused.
+    #[test]
+    fn settled_positions_unpack_in_place() {
+        let a: Vec<(u32, u8, u8)> = (0..5_000u32)
+            .map(|i| (7 * i + 3, 2, (i % 5) as u8))
+            .collect();
+        let b: Vec<(u32, u8, u8)> = (0..3_000u32).rev().map(|i| (7 * i + 5, 254, 1)).collect();
+        let bytes = pack_settled(&[a.clone(), b.clone(), Vec::new()]);
+        let (mut values, mut rounds) = (vec![0u8; 40_000], vec![0u8; 40_000]);
+        assert_eq!(unpack_settled(&bytes, &mut values, &mut rounds), Some(()));
+        let (mut want_v, mut want_r) = (vec![0u8; 40_000], vec![0u8; 40_000]);
+        for &(i, v, r) in a.iter().chain(&b) {
+            (want_v[i as usize], want_r[i as usize]) = (v, r);
+        }
+        assert_eq!((values, rounds), (want_v, want_r));
+        assert!(pack_settled(&[Vec::new()]).is_empty());
+        let (mut v, mut r) = (vec![0u8; 40_000], vec![0u8; 40_000]);
+        assert_eq!(unpack_settled(&[], &mut v, &mut r), Some(()));
+        assert_eq!(
+            unpack_settled(&bytes[..bytes.len() - 1], &mut v, &mut r),
+            None
+        );
+        assert_eq!(unpack_settled(&[1, 2, 3], &mut v, &mut r), None);
+        // A segment too short for the last offset.
+        let (mut v, mut r) = (vec![0u8; 30_000], vec![0u8; 30_000]);
+        assert_eq!(unpack_settled(&bytes, &mut v, &mut r), None);
+    }
 }

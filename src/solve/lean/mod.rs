@@ -51,7 +51,8 @@
 //!
 //! The pass can be shared by ranks (`exchange.rs`, and `awari build --mpi`): each owns a
 //! contiguous share of the numbering, sends the parent updates that fall in other shares,
-//! and rank 0 writes the files. A single process is the one-rank case.
+//! and at the end compresses its segments of the files from what every rank settled in
+//! them (`merge.rs`); rank 0 writes the blocks. A single process is the one-rank case.
 
 mod checkpoint;
 mod chunks;
@@ -76,8 +77,8 @@ use crate::board::swap_rows;
 use crate::index;
 use crate::rules::Rules;
 use crate::store::{
-    self, LayerSummary, StoreError, TableKind, TableWriter, WriteOptions, WrittenLayer,
-    DISTANCE_SATURATED, HISTOGRAM_LEN,
+    self, compress_blocks, LayerSummary, StoreError, TableKind, TableWriter, WriteOptions,
+    WrittenLayer, DISTANCE_SATURATED, HISTOGRAM_LEN,
 };
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -250,8 +251,9 @@ pub trait LeanObserver: SolveObserver {
     /// Lower-layer blocks decompressed by the exits pass, and how many blocks the lower
     /// layers have in all.
     fn lower_blocks(&self, _seeds: u32, _read: u64, _blocks: u64) {}
-    /// The bytes all ranks sent each other for the layer (0 for a single process).
-    fn exchanged(&self, _seeds: u32, _bytes: u64) {}
+    /// The bytes all ranks sent each other for the layer (0 for a single process), and
+    /// the most that one rank received.
+    fn exchanged(&self, _seeds: u32, _bytes: u64, _most_received: u64) {}
 }
 
 impl LeanObserver for super::Quiet {}
@@ -259,7 +261,8 @@ impl LeanObserver for super::Quiet {}
 /// Solves layer `n` of `rules` with the lean pass, as rank `ex.rank()` of `ex`, and writes
 /// its distances and values files under `db`. Layers `n − 18 ..= n − 2` must be on disk
 /// (the lower layers a capture can reach). This rank owns its share of the layer (see
-/// `exchange.rs`), and rank 0 writes the files (it returns them; the others None). A single
+/// `exchange.rs`) and compresses its segments of the files; rank 0 writes them (it returns
+/// them; the others None). A single
 /// process ([`Alone`]) resumes from a checkpoint in the scratch folder if there is one; a
 /// partitioned build starts each layer afresh. The scratch folder is removed when the layer
 /// is written. Library callers build through [`crate::build::build`].
@@ -279,7 +282,7 @@ pub(crate) fn build_layer(
     observer: &dyn LeanObserver,
     ex: &dyn Exchange,
 ) -> Result<Option<WrittenLayer>, StoreError> {
-    let sent_before = ex.bytes_sent();
+    let (sent_before, received_before) = (ex.bytes_sent(), ex.bytes_received());
     let bounds = exchange::shares(index::size(n), ex.ranks());
     let (lo, hi) = (bounds[ex.rank()], bounds[ex.rank() + 1]);
     let plan = plan_share(n, hi - lo, opts, distances_level.is_some());
@@ -307,8 +310,10 @@ pub(crate) fn build_layer(
     let written = pass
         .run(alone, opts.checkpoint_every, write, ex)
         .map_err(|e| scratch_advice(e, &pass.dir))?;
-    // This layer's bytes (the count runs over the whole job).
-    observer.exchanged(n, ex.sum(ex.bytes_sent() - sent_before));
+    // This layer's bytes (the counts run over the whole job).
+    let sent = ex.sum(ex.bytes_sent() - sent_before);
+    let most_received = ex.max(ex.bytes_received() - received_before);
+    observer.exchanged(n, sent, most_received);
     let _ = std::fs::remove_dir_all(&pass.dir);
     if !alone {
         // The layer's folder, once empty (ranks on other nodes have their own).
