@@ -136,7 +136,9 @@ fn on_ctrl_c(progress: &BuildProgress) -> Result<()> {
         }
         match building.load(Relaxed) {
             NO_LAYER => tell!("\nstopped between layers; every layer on disk is whole, and the same command resumes the build"),
-            n => tell!("\nstopped at once while building layer {n}; layers below it are whole on disk, and the same command resumes at layer {n}"),
+            // (Its files may have been renamed into place a moment ago: the next build
+            // finds where to resume.)
+            n => tell!("\nstopped at once while building layer {n}; every layer on disk is whole, and the same command resumes the build"),
         }
         std::process::exit(130);
     })

@@ -35,8 +35,8 @@ pub(crate) mod zstd_contexts;
 
 pub(crate) use cache::{BlockCache, CACHE_BLOCKS};
 pub use reader::LayerFile;
-pub use writer::{write_layer, write_table, WriteOptions, WrittenLayer};
 pub(crate) use writer::{compress_blocks, write_without_entries, TableWriter};
+pub use writer::{write_layer, write_table, WriteOptions, WrittenLayer};
 
 use crate::board::MAX_SEEDS;
 use crate::rules::{Repetition, Rules};
