@@ -287,7 +287,10 @@ impl Tables {
     }
 
     /// The file written before the marker, which a finished layer has beside it: the
-    /// distances of the values, the low half of a pair.
+    /// distances of the values, the low half of a pair. This and [`layer_state`] are the
+    /// one place that says what a complete layer is: `build` rebuilds a layer that lacks
+    /// it, `verify` fails it. (A principal variation without the distances must search,
+    /// which can take minutes on a large layer, so they are part of every values layer.)
     pub fn companion(self) -> TableKind {
         match self {
             Tables::Values => TableKind::Distances,
@@ -322,18 +325,9 @@ impl Tables {
     }
 }
 
-/// The tables a finished layer of `seeds` has beside its values. This and [`layer_state`]
-/// are the one place that says what a complete layer is: `build` rebuilds a layer that
-/// lacks one, `verify` fails it.
-pub fn companion_tables(_rules: Rules, _seeds: u32) -> &'static [TableKind] {
-    // A principal variation without the distances must search, which can take minutes on
-    // a large layer, so they are part of every layer.
-    &[TableKind::Distances]
-}
-
 /// Whether layer `seeds` of `rules` under `db` is finished, for tables of kind `tables`:
 /// its marker file ([`Tables::marker`]) present with a sound header, and its companion
-/// ([`Tables::companion`]) present. The values' companions ([`companion_tables`]) are
+/// ([`Tables::companion`]) present. The values' companion, the distances, is
 /// checked whole (header and every block checksum), since a damaged distances file is
 /// rebuilt beside sound values; the low half of a pair is checked when the build reads it
 /// back, as the whole pair is.
@@ -357,33 +351,25 @@ pub fn layer_state(
         return Ok(LayerState::Missing);
     }
     LayerFile::open_kind(&marker, rules, seeds, tables.marker())?;
-    let companions: &[TableKind] = match tables {
-        Tables::Values => companion_tables(rules, seeds),
-        _ => &[tables.companion()],
-    };
-    for &kind in companions {
-        let path = table_path(&root, rules, seeds, kind);
-        // (A link that leads nowhere is not missing: opening it says what it is.)
-        if let Err(e) = std::fs::symlink_metadata(&path) {
-            if e.kind() == std::io::ErrorKind::NotFound {
-                return Ok(LayerState::Incomplete(Incomplete::Missing { kind, path }));
-            }
-            return Err(StoreError::Io { path, source: e });
+    let kind = tables.companion();
+    let path = table_path(&root, rules, seeds, kind);
+    // (A link that leads nowhere is not missing: opening it says what it is.)
+    if let Err(e) = std::fs::symlink_metadata(&path) {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            return Ok(LayerState::Incomplete(Incomplete::Missing { kind, path }));
         }
-        if tables.is_pair() {
-            continue;
-        }
-        let checked =
-            LayerFile::open_kind(&path, rules, seeds, kind).and_then(|file| file.check_blocks());
-        match checked {
-            Ok(()) => {}
-            Err(e) if e.is_damage() => {
-                return Ok(LayerState::Incomplete(Incomplete::Damaged(e)));
-            }
-            Err(e) => return Err(e),
-        }
+        return Err(StoreError::Io { path, source: e });
     }
-    Ok(LayerState::Complete)
+    if tables.is_pair() {
+        return Ok(LayerState::Complete);
+    }
+    let checked =
+        LayerFile::open_kind(&path, rules, seeds, kind).and_then(|file| file.check_blocks());
+    match checked {
+        Ok(()) => Ok(LayerState::Complete),
+        Err(e) if e.is_damage() => Ok(LayerState::Incomplete(Incomplete::Damaged(e))),
+        Err(e) => Err(e),
+    }
 }
 
 /// The histogram slot of value `v` (values −48..=48).

@@ -222,7 +222,7 @@ pub(crate) fn run_length(block: u32, picks: u64) -> u64 {
 pub(crate) fn sample_runs(n: u32, picks: u64, run: u64) -> Vec<(u64, u64)> {
     let size = index::size(n);
     let runs = size.div_ceil(run);
-    let mut rng = SplitMix(0x5EED_0FA5_A3B1_E5ED ^ u64::from(n));
+    let mut rng = crate::search::Rng::new(0x5EED_0FA5_A3B1_E5ED ^ u64::from(n));
     // A partial Fisher–Yates shuffle over the run numbers, kept sparse (the swapped ones
     // only): a big layer has hundreds of thousands of runs and a sample may need few.
     let mut moved: std::collections::HashMap<u64, u64> = std::collections::HashMap::new();
@@ -230,7 +230,7 @@ pub(crate) fn sample_runs(n: u32, picks: u64, run: u64) -> Vec<(u64, u64)> {
     let mut left = picks;
     let mut drawn = 0;
     while left > 0 && drawn < runs {
-        let j = drawn + rng.below(runs - drawn);
+        let j = drawn + below(&mut rng, runs - drawn);
         let at_j = *moved.get(&j).unwrap_or(&j);
         let at_drawn = *moved.get(&drawn).unwrap_or(&drawn);
         moved.insert(j, at_drawn);
@@ -244,21 +244,9 @@ pub(crate) fn sample_runs(n: u32, picks: u64, run: u64) -> Vec<(u64, u64)> {
     chosen
 }
 
-/// SplitMix64: a small seeded generator for the runs of a sample.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// A number in `0..n` (`n > 0`), without the bias of a plain remainder.
-    fn below(&mut self, n: u64) -> u64 {
-        ((u128::from(self.next()) * u128::from(n)) >> 64) as u64
-    }
+/// A number in `0..n` (`n > 0`) from `rng`, without the bias of a plain remainder.
+fn below(rng: &mut crate::search::Rng, n: u64) -> u64 {
+    ((u128::from(rng.next_u64()) * u128::from(n)) >> 64) as u64
 }
 
 /// Checks `picks` positions of layer `n` (fewer than the layer holds), in runs drawn at
@@ -508,8 +496,8 @@ enum Depth {
     Present,
 }
 
-/// Fails layer `n` unless every table of [`store::companion_tables`] is beside its values:
-/// whole, as [`store::layer_state`] checks it, or (for a sampled check) present.
+/// Fails layer `n` unless its distances ([`store::Tables::companion`]) are beside its
+/// values: whole, as [`store::layer_state`] checks them, or (for a sampled check) present.
 fn require_complete(db: &Database, n: u32, depth: Depth) -> Result<(), VerifyError> {
     let incomplete = |why| VerifyError::Incomplete {
         seeds: n,
@@ -518,11 +506,10 @@ fn require_complete(db: &Database, n: u32, depth: Depth) -> Result<(), VerifyErr
         dir: db.dir().to_path_buf(),
     };
     if depth == Depth::Present {
-        for &kind in store::companion_tables(db.rules(), n) {
-            let path = store::table_path(db.dir(), db.rules(), n, kind);
-            if std::fs::symlink_metadata(&path).is_err() {
-                return Err(incomplete(Incomplete::Missing { kind, path }));
-            }
+        let kind = store::Tables::Values.companion();
+        let path = store::table_path(db.dir(), db.rules(), n, kind);
+        if std::fs::symlink_metadata(&path).is_err() {
+            return Err(incomplete(Incomplete::Missing { kind, path }));
         }
         return Ok(());
     }
