@@ -1,7 +1,7 @@
 //! The bounds tables re-checked from their files and the rules alone, as [`super::verify`]
 //! re-checks the values.
 
-use super::VerifyError;
+use super::{VerifyError, EXAMPLES};
 use crate::board::Board;
 use crate::index;
 use crate::probe::{Bounds, BoundsDatabase, ProbeError};
@@ -179,7 +179,11 @@ fn check_layer(db: &BoundsDatabase, n: u32, layers: &[BoundsLayer]) -> BoundsChe
         positions: size,
         exact: layer.exact(),
         mismatches: bad.len() as u64,
-        examples: bad.iter().take(10).map(|&(_, b, s, w)| (b, s, w)).collect(),
+        examples: bad
+            .iter()
+            .take(EXAMPLES)
+            .map(|&(_, b, s, w)| (b, s, w))
+            .collect(),
     }
 }
 
@@ -200,7 +204,7 @@ fn check_sample(db: &BoundsDatabase, n: u32, picks: u64) -> Result<BoundsCheck, 
                 exact += u64::from(stored.exact());
                 if wrong(stored, want) {
                     count += 1;
-                    if bad.len() < 10 {
+                    if bad.len() < EXAMPLES {
                         bad.push((board, stored, want));
                     }
                 }
@@ -218,7 +222,7 @@ fn check_sample(db: &BoundsDatabase, n: u32, picks: u64) -> Result<BoundsCheck, 
     for (exact, bad, count) in found {
         check.exact += exact;
         check.mismatches += count;
-        let room = 10 - check.examples.len().min(10);
+        let room = EXAMPLES - check.examples.len().min(EXAMPLES);
         check.examples.extend(bad.into_iter().take(room));
     }
     Ok(check)
