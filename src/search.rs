@@ -22,7 +22,7 @@
 
 use crate::board::{Board, ROW};
 use crate::probe::{Database, MoveValue, ProbeError};
-use crate::rules::{MoveList, Turn};
+use crate::rules::{Move, MoveList, Turn};
 use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
@@ -155,40 +155,7 @@ pub fn analyse_until(
         first_depth: true,
         tt: HashMap::new(),
     };
-    // Root moves, searched best first in each iteration after the first.
-    let mut order: Vec<usize> = (0..moves.len()).collect();
-    let mut done: Option<(Vec<MoveValue>, bool, u32)> = None;
-    for depth in 1..=limits.max_depth.clamp(1, MAX_DEPTH) {
-        s.first_depth = depth == 1;
-        let mut values: Vec<Option<(i32, bool)>> = vec![None; moves.len()];
-        for &i in &order {
-            let m = moves.as_slice()[i];
-            let (v, exact) = s.negamax(&m.child, depth - 1, -INF, INF)?;
-            if s.out_of_time {
-                break;
-            }
-            values[i] = Some((i32::from(m.captured) - v, exact));
-        }
-        if values.iter().any(Option::is_none) {
-            break; // out of time in the middle of this depth: keep the last one
-        }
-        let all_exact = values.iter().all(|v| v.is_some_and(|(_, e)| e));
-        let mv: Vec<MoveValue> = moves
-            .iter()
-            .zip(&values)
-            .map(|(m, v)| MoveValue {
-                pit: m.pit,
-                captured: m.captured,
-                child: m.child,
-                value: v.map_or(0, |(x, _)| x) as i8,
-            })
-            .collect();
-        order.sort_by_key(|&i| std::cmp::Reverse(mv[i].value));
-        done = Some((mv, all_exact, depth));
-        if all_exact || s.out_of_time || Instant::now() >= s.deadline {
-            break;
-        }
-    }
+    let done = s.deepen(moves.as_slice(), limits.max_depth)?;
     if stop.load(Relaxed) {
         return Ok(None);
     }
@@ -199,6 +166,54 @@ pub fn analyse_until(
     Ok(Some(finish(
         *board, value, exact, depth, mv, s.nodes, started,
     )))
+}
+
+impl Searcher<'_> {
+    /// Iterative deepening at the root, from depth 1 up to `max_depth` (within
+    /// [`MAX_DEPTH`]), the moves searched best first after the first depth: the moves'
+    /// values at the last depth completed, whether they are all exact, and that depth.
+    /// `None` when not even the first depth completed.
+    fn deepen(
+        &mut self,
+        moves: &[Move],
+        max_depth: u32,
+    ) -> Result<Option<(Vec<MoveValue>, bool, u32)>, ProbeError> {
+        // Root moves, searched best first in each iteration after the first.
+        let mut order: Vec<usize> = (0..moves.len()).collect();
+        let mut done: Option<(Vec<MoveValue>, bool, u32)> = None;
+        for depth in 1..=max_depth.clamp(1, MAX_DEPTH) {
+            self.first_depth = depth == 1;
+            let mut values: Vec<Option<(i32, bool)>> = vec![None; moves.len()];
+            for &i in &order {
+                let m = moves[i];
+                let (v, exact) = self.negamax(&m.child, depth - 1, -INF, INF)?;
+                if self.out_of_time {
+                    break;
+                }
+                values[i] = Some((i32::from(m.captured) - v, exact));
+            }
+            if values.iter().any(Option::is_none) {
+                break; // out of time in the middle of this depth: keep the last one
+            }
+            let all_exact = values.iter().all(|v| v.is_some_and(|(_, e)| e));
+            let mv: Vec<MoveValue> = moves
+                .iter()
+                .zip(&values)
+                .map(|(m, v)| MoveValue {
+                    pit: m.pit,
+                    captured: m.captured,
+                    child: m.child,
+                    value: v.map_or(0, |(x, _)| x) as i8,
+                })
+                .collect();
+            order.sort_by_key(|&i| std::cmp::Reverse(mv[i].value));
+            done = Some((mv, all_exact, depth));
+            if all_exact || self.out_of_time || Instant::now() >= self.deadline {
+                break;
+            }
+        }
+        Ok(done)
+    }
 }
 
 fn finish(

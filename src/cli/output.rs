@@ -151,7 +151,7 @@ pub fn error_line(e: &anyhow::Error) -> String {
 fn with_advice(cause: &(dyn std::error::Error + 'static)) -> Option<String> {
     use awari::build::BuildError;
     use awari::probe::ProbeError;
-    use awari::store::shell_word;
+    use awari::store::{shell_word, StoreError};
     use awari::verify::VerifyError;
 
     let build_of = |tables, rules: &dyn std::fmt::Display, seeds: u32, dir: &std::path::Path| {
@@ -198,6 +198,19 @@ fn with_advice(cause: &(dyn std::error::Error + 'static)) -> Option<String> {
             _ => None,
         };
     }
+    let started_without = |e: &StoreError| match e {
+        StoreError::StartedWithoutDistances { path, seeds } => Some(format!(
+            "{}: layer {seeds} was started without its distances; resume it so \
+             (--distances-up-to below {seeds}), or remove the folder {} to build the layer \
+             from the start",
+            path.display(),
+            path.parent().unwrap_or(path).display()
+        )),
+        _ => None,
+    };
+    if let Some(e) = cause.downcast_ref::<StoreError>() {
+        return started_without(e);
+    }
     if let Some(e) = cause.downcast_ref::<BuildError>() {
         return match e {
             BuildError::TooManySeeds(n) => Some(format!(
@@ -211,6 +224,8 @@ fn with_advice(cause: &(dyn std::error::Error + 'static)) -> Option<String> {
             BuildError::OverMemory { .. } => {
                 Some(format!("{e}; lower --max-seeds or raise --memory-limit"))
             }
+            // Transparent: the store error is not a cause of its own in the chain.
+            BuildError::Store(s) => started_without(s),
             _ => None,
         };
     }

@@ -195,6 +195,19 @@ pub enum StoreError {
         /// Why, and what to do.
         what: String,
     },
+    /// A lean pass's checkpoint (`path`) of a layer started without its distances, asked
+    /// to resume with them: the rounds it dropped cannot be had back. Resume it without
+    /// them, or remove its folder to build the layer from the start.
+    #[error(
+        "{path}: layer {seeds} was started without its distances; resume it without them, or remove the folder {} to build the layer from the start",
+        .path.parent().unwrap_or(.path).display()
+    )]
+    StartedWithoutDistances {
+        /// The checkpoint.
+        path: PathBuf,
+        /// The layer.
+        seeds: u32,
+    },
     /// The work that was writing or reading in `path` was asked to stop
     /// ([`crate::SolveObserver::cancelled`]): nothing of it was written (the lean pass's
     /// scratch folder `path` keeps its last checkpoint).
@@ -222,6 +235,7 @@ impl StoreError {
             StoreError::Io { .. }
                 | StoreError::NotAFile { .. }
                 | StoreError::Unusable { .. }
+                | StoreError::StartedWithoutDistances { .. }
                 | StoreError::Stopped { .. }
         )
     }

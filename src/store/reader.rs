@@ -10,11 +10,13 @@ use super::header::{
     BlockTable, FixedProblem, Header, COMPRESSION_NONE, COMPRESSION_ZSTD, FIXED_LEN, INDEX_FULL,
 };
 use super::zstd_contexts;
-use super::*;
+use super::{histogram_bucket, LayerSummary, StoreError, TableKind, HISTOGRAM_LEN};
+use crate::rules::Rules;
 use memmap2::Mmap;
 use rayon::prelude::*;
 use std::cell::RefCell;
 use std::fs::File;
+use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::xxh3_64;
 
 /// Where the bytes come from.

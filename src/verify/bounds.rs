@@ -119,7 +119,7 @@ fn load_up_to(
 /// over the moves of the capture minus the child's matching bound (`child` gives a
 /// child's pair).
 fn pair_of_moves<E>(
-    rules: crate::Rules,
+    rules: crate::rules::Rules,
     board: &Board,
     mut child: impl FnMut(&Board) -> Result<Bounds, E>,
 ) -> Result<Bounds, E> {

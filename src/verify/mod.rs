@@ -17,12 +17,13 @@ use crate::probe::Database;
 use crate::rules::Turn;
 use crate::store::{self, Incomplete, LayerState, StoreError, DISTANCE_SATURATED};
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicI8, AtomicU8, Ordering::Relaxed};
 
 /// A stored value that disagrees with its moves.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Mismatch {
     /// The position.
-    pub board: crate::Board,
+    pub board: crate::board::Board,
     /// Its stored value.
     pub stored: i8,
     /// The best over its moves.
@@ -68,7 +69,7 @@ pub enum VerifyError {
         /// What is missing or damaged.
         why: Incomplete,
         /// The rule set.
-        rules: crate::Rules,
+        rules: crate::rules::Rules,
         /// The database folder.
         dir: std::path::PathBuf,
     },
@@ -308,6 +309,30 @@ fn read_span(file: &store::LayerFile, start: u64, len: u64) -> Result<Vec<u8>, S
 const PROGRESS: u8 = 1;
 const NO_PROGRESS: u8 = 2;
 
+/// One batch of runs of layer `n` as [`check_batch`] reads it: each position's stored
+/// value, round and game-over value, and its children's lookups.
+struct Batch {
+    /// Each run's first position's number within the batch.
+    firsts: Vec<usize>,
+    /// A lookup of each child: its global number above [`SLOT_BITS`], the position's
+    /// number in the batch below; sorted.
+    keys: Vec<u64>,
+    /// Stored values, by position.
+    stored: Vec<u8>,
+    /// Stored rounds, by position (empty without distances).
+    rounds: Vec<u8>,
+    /// Game-over values ([`GOES_ON`] for a game that goes on), by position.
+    over: Vec<i8>,
+}
+
+impl Batch {
+    /// A position's own value and round, by its number in the batch.
+    fn own(&self, p: usize) -> (i8, u8) {
+        let round = self.rounds.get(p).copied().unwrap_or(0);
+        (self.stored[p] as i8, round)
+    }
+}
+
 /// Checks the runs `runs` of layer `n`: their mismatches, distance faults and first
 /// mismatches.
 ///
@@ -320,136 +345,24 @@ fn check_batch(
     n: u32,
     runs: &[(u64, u64)],
 ) -> Result<(u64, u64, Vec<Mismatch>), VerifyError> {
-    use std::sync::atomic::{AtomicI8, AtomicU8, Ordering::Relaxed};
-    let rules = db.rules();
-    let file = db.layer(n).ok_or(VerifyError::Missing(n))?;
-    let distances_file = db.distances_file(n);
-    let has_distances = distances_file.is_some();
-    // Each run's first position's number within the batch.
-    let mut firsts = Vec::with_capacity(runs.len());
-    let mut positions = 0usize;
-    for &(_, len) in runs {
-        firsts.push(positions);
-        positions += len as usize;
-    }
-    // Six keys a position (a child's lookup, or none where it has fewer moves), and its
-    // stored value, round and game-over value ([`GOES_ON`] for a game that goes on), each
-    // run's together, so the runs fill their own parts in parallel.
-    let mut keys = vec![u64::MAX; positions * MOVES];
-    let mut stored = vec![0u8; positions];
-    let mut rounds = vec![0u8; if has_distances { positions } else { 0 }];
-    let mut over = vec![GOES_ON; positions];
-    let mut parts = Vec::with_capacity(runs.len());
-    let (mut k_rest, mut s_rest, mut r_rest, mut o_rest) = (
-        &mut keys[..],
-        &mut stored[..],
-        &mut rounds[..],
-        &mut over[..],
-    );
-    for &(_, len) in runs {
-        let len = len as usize;
-        let (k, kr) = std::mem::take(&mut k_rest).split_at_mut(len * MOVES);
-        let (s, sr) = std::mem::take(&mut s_rest).split_at_mut(len);
-        let r_len = if has_distances { len } else { 0 };
-        let (r, rr) = std::mem::take(&mut r_rest).split_at_mut(r_len);
-        let (o, or) = std::mem::take(&mut o_rest).split_at_mut(len);
-        parts.push((k, s, r, o));
-        (k_rest, s_rest, r_rest, o_rest) = (kr, sr, rr, or);
-    }
-    // One pass over each run: its own blocks read (so used whole), its positions walked in
-    // order, their moves generated once.
-    runs.par_iter().zip(&firsts).zip(parts).try_for_each(
-        |((&(start, len), &first), (keys, stored, rounds, over))| -> Result<(), VerifyError> {
-            stored.copy_from_slice(&read_span(file, start, len)?);
-            if let Some(d) = distances_file {
-                rounds.copy_from_slice(&read_span(d, start, len)?);
-            }
-            for (i, board) in index::walk(n, start, start + len) {
-                let j = (i - start) as usize;
-                match rules.turn(&board) {
-                    Turn::GameOver { value } => over[j] = value,
-                    Turn::Moves(list) => {
-                        for (k, mv) in list.iter().enumerate() {
-                            let child = n - u32::from(mv.captured);
-                            let key = layer_base(child) + index::rank(&mv.child);
-                            keys[j * MOVES + k] = key << SLOT_BITS | (first + j) as u64;
-                        }
-                    }
-                }
-            }
-            Ok(())
-        },
-    )?;
-    keys.retain(|&k| k != u64::MAX);
-    keys.par_sort_unstable();
-    // The sorted lookups cut where the block changes: (layer, block, first, end).
-    let mut groups: Vec<(u32, u64, usize, usize)> = Vec::new();
-    let mut layer = 0;
-    for (at, &key) in keys.iter().enumerate() {
-        let global = key >> SLOT_BITS;
-        while global >= index::size_up_to(layer) {
-            layer += 1;
-        }
-        let file = db.layer(layer).ok_or(VerifyError::Missing(layer))?;
-        let block = (global - layer_base(layer)) / u64::from(file.block_size());
-        match groups.last_mut() {
-            Some(g) if g.0 == layer && g.1 == block => g.3 = at + 1,
-            _ => groups.push((layer, block, at, at + 1)),
-        }
-    }
-    // A position's own value and round, by its number in the batch.
-    let own = |p: usize| -> (i8, u8) {
-        let round = if has_distances { rounds[p] } else { 0 };
-        (stored[p] as i8, round)
-    };
-    // The best worth over a position's moves so far, and its best moves' progress.
-    let best_worth: Vec<AtomicI8> = (0..positions).map(|_| AtomicI8::new(i8::MIN)).collect();
-    let best_moves: Vec<AtomicU8> = (0..positions).map(|_| AtomicU8::new(0)).collect();
-    groups
-        .par_iter()
-        .try_for_each(|&(layer, block, first, end)| -> Result<(), VerifyError> {
-            let file = db.layer(layer).ok_or(VerifyError::Missing(layer))?;
-            let base = layer_base(layer) + block * u64::from(file.block_size());
-            let bytes = file.read_block_bytes(block)?;
-            // Only the layer's own rounds are read: a child's round matters for the moves
-            // that do not capture.
-            let distances = match distances_file {
-                Some(d) if layer == n => {
-                    Some(read_span(d, base - layer_base(layer), bytes.len() as u64)?)
-                }
-                _ => None,
-            };
-            let captured = (n - layer) as i8;
-            for &key in &keys[first..end] {
-                let within = ((key >> SLOT_BITS) - base) as usize;
-                let p = (key & ((1 << SLOT_BITS) - 1)) as usize;
-                let worth = captured - bytes[within] as i8;
-                best_worth[p].fetch_max(worth, Relaxed);
-                // As `round_keeps_its_promise`: along best play the rounds fall until a
-                // capture. Only the best moves for the stored value count.
-                let (stored, round) = own(p);
-                if has_distances && worth == stored && stored != 0 && round != DISTANCE_SATURATED {
-                    let progress =
-                        captured > 0 || distances.as_ref().is_some_and(|d| d[within] < round);
-                    let flag = if progress { PROGRESS } else { NO_PROGRESS };
-                    best_moves[p].fetch_or(flag, Relaxed);
-                }
-            }
-            Ok(())
-        })?;
-    drop(keys);
+    let mut batch = read_batch(db, n, runs)?;
+    let groups = block_groups(db, &batch.keys)?;
+    let (best_worth, best_moves) = fold_children(db, n, &batch, &groups)?;
+    batch.keys = Vec::new();
+    let has_distances = db.distances_file(n).is_some();
     let judged = runs
         .par_iter()
-        .zip(&firsts)
+        .zip(&batch.firsts)
         .map(|(&(start, len), &first)| {
             let (mut bad, mut faults, mut found) = (0u64, 0u64, Vec::new());
             for j in 0..len as usize {
-                let (stored, round) = own(first + j);
-                let (expected, fault) = if over[first + j] != GOES_ON {
-                    (over[first + j], has_distances && round != 0)
+                let p = first + j;
+                let (stored, round) = batch.own(p);
+                let (expected, fault) = if batch.over[p] != GOES_ON {
+                    (batch.over[p], has_distances && round != 0)
                 } else {
-                    let expected = best_worth[first + j].load(Relaxed);
-                    let best = best_moves[first + j].load(Relaxed);
+                    let expected = best_worth[p].load(Relaxed);
+                    let best = best_moves[p].load(Relaxed);
                     let fault = has_distances
                         && if stored == 0 {
                             round != 0
@@ -485,6 +398,144 @@ fn check_batch(
             },
         );
     Ok(judged)
+}
+
+/// Reads the runs of a batch: one pass over each run, its own blocks read (so used whole),
+/// its positions walked in order, their moves generated once; the lookups then sorted.
+fn read_batch(db: &Database, n: u32, runs: &[(u64, u64)]) -> Result<Batch, VerifyError> {
+    let rules = db.rules();
+    let file = db.layer(n).ok_or(VerifyError::Missing(n))?;
+    let distances_file = db.distances_file(n);
+    let has_distances = distances_file.is_some();
+    let mut firsts = Vec::with_capacity(runs.len());
+    let mut positions = 0usize;
+    for &(_, len) in runs {
+        firsts.push(positions);
+        positions += len as usize;
+    }
+    // Six keys a position (a child's lookup, or none where it has fewer moves), and its
+    // stored value, round and game-over value, each run's together, so the runs fill their
+    // own parts in parallel.
+    let mut keys = vec![u64::MAX; positions * MOVES];
+    let mut stored = vec![0u8; positions];
+    let mut rounds = vec![0u8; if has_distances { positions } else { 0 }];
+    let mut over = vec![GOES_ON; positions];
+    let mut parts = Vec::with_capacity(runs.len());
+    let (mut k_rest, mut s_rest, mut r_rest, mut o_rest) = (
+        &mut keys[..],
+        &mut stored[..],
+        &mut rounds[..],
+        &mut over[..],
+    );
+    for &(_, len) in runs {
+        let len = len as usize;
+        let (k, kr) = std::mem::take(&mut k_rest).split_at_mut(len * MOVES);
+        let (s, sr) = std::mem::take(&mut s_rest).split_at_mut(len);
+        let r_len = if has_distances { len } else { 0 };
+        let (r, rr) = std::mem::take(&mut r_rest).split_at_mut(r_len);
+        let (o, or) = std::mem::take(&mut o_rest).split_at_mut(len);
+        parts.push((k, s, r, o));
+        (k_rest, s_rest, r_rest, o_rest) = (kr, sr, rr, or);
+    }
+    runs.par_iter().zip(&firsts).zip(parts).try_for_each(
+        |((&(start, len), &first), (keys, stored, rounds, over))| -> Result<(), VerifyError> {
+            stored.copy_from_slice(&read_span(file, start, len)?);
+            if let Some(d) = distances_file {
+                rounds.copy_from_slice(&read_span(d, start, len)?);
+            }
+            for (i, board) in index::walk(n, start, start + len) {
+                let j = (i - start) as usize;
+                match rules.turn(&board) {
+                    Turn::GameOver { value } => over[j] = value,
+                    Turn::Moves(list) => {
+                        for (k, mv) in list.iter().enumerate() {
+                            let child = n - u32::from(mv.captured);
+                            let key = layer_base(child) + index::rank(&mv.child);
+                            keys[j * MOVES + k] = key << SLOT_BITS | (first + j) as u64;
+                        }
+                    }
+                }
+            }
+            Ok(())
+        },
+    )?;
+    keys.retain(|&k| k != u64::MAX);
+    keys.par_sort_unstable();
+    Ok(Batch {
+        firsts,
+        keys,
+        stored,
+        rounds,
+        over,
+    })
+}
+
+/// The sorted lookups cut where the block changes: (layer, block, first, end).
+fn block_groups(db: &Database, keys: &[u64]) -> Result<Vec<(u32, u64, usize, usize)>, VerifyError> {
+    let mut groups: Vec<(u32, u64, usize, usize)> = Vec::new();
+    let mut layer = 0;
+    for (at, &key) in keys.iter().enumerate() {
+        let global = key >> SLOT_BITS;
+        while global >= index::size_up_to(layer) {
+            layer += 1;
+        }
+        let file = db.layer(layer).ok_or(VerifyError::Missing(layer))?;
+        let block = (global - layer_base(layer)) / u64::from(file.block_size());
+        match groups.last_mut() {
+            Some(g) if g.0 == layer && g.1 == block => g.3 = at + 1,
+            _ => groups.push((layer, block, at, at + 1)),
+        }
+    }
+    Ok(groups)
+}
+
+/// Each child's answer folded into its position, a block of children at a time: the best
+/// worth over a position's moves, and its best moves' progress ([`PROGRESS`],
+/// [`NO_PROGRESS`]).
+fn fold_children(
+    db: &Database,
+    n: u32,
+    batch: &Batch,
+    groups: &[(u32, u64, usize, usize)],
+) -> Result<(Vec<AtomicI8>, Vec<AtomicU8>), VerifyError> {
+    let distances_file = db.distances_file(n);
+    let has_distances = distances_file.is_some();
+    let positions = batch.stored.len();
+    let best_worth: Vec<AtomicI8> = (0..positions).map(|_| AtomicI8::new(i8::MIN)).collect();
+    let best_moves: Vec<AtomicU8> = (0..positions).map(|_| AtomicU8::new(0)).collect();
+    groups
+        .par_iter()
+        .try_for_each(|&(layer, block, first, end)| -> Result<(), VerifyError> {
+            let file = db.layer(layer).ok_or(VerifyError::Missing(layer))?;
+            let base = layer_base(layer) + block * u64::from(file.block_size());
+            let bytes = file.read_block_bytes(block)?;
+            // Only the layer's own rounds are read: a child's round matters for the moves
+            // that do not capture.
+            let distances = match distances_file {
+                Some(d) if layer == n => {
+                    Some(read_span(d, base - layer_base(layer), bytes.len() as u64)?)
+                }
+                _ => None,
+            };
+            let captured = (n - layer) as i8;
+            for &key in &batch.keys[first..end] {
+                let within = ((key >> SLOT_BITS) - base) as usize;
+                let p = (key & ((1 << SLOT_BITS) - 1)) as usize;
+                let worth = captured - bytes[within] as i8;
+                best_worth[p].fetch_max(worth, Relaxed);
+                // As `round_keeps_its_promise`: along best play the rounds fall until a
+                // capture. Only the best moves for the stored value count.
+                let (stored, round) = batch.own(p);
+                if has_distances && worth == stored && stored != 0 && round != DISTANCE_SATURATED {
+                    let progress =
+                        captured > 0 || distances.as_ref().is_some_and(|d| d[within] < round);
+                    let flag = if progress { PROGRESS } else { NO_PROGRESS };
+                    best_moves[p].fetch_or(flag, Relaxed);
+                }
+            }
+            Ok(())
+        })?;
+    Ok((best_worth, best_moves))
 }
 
 /// How closely [`require_complete`] looks at the tables beside the values.
@@ -523,8 +574,8 @@ fn require_complete(db: &Database, n: u32, depth: Depth) -> Result<(), VerifyErr
 /// Whether the round of a position agrees with its moves: along best play the rounds fall
 /// until a capture (see [`crate::store::TableKind::Distances`]).
 fn round_keeps_its_promise(
-    rules: crate::Rules,
-    board: &crate::Board,
+    rules: crate::rules::Rules,
+    board: &crate::board::Board,
     value: i8,
     round: u8,
     layers: &[Vec<i8>],
@@ -555,7 +606,7 @@ fn round_keeps_its_promise(
 }
 
 fn check_layer(
-    rules: crate::Rules,
+    rules: crate::rules::Rules,
     n: u32,
     values: &[Vec<i8>],
     distances: Option<&[u8]>,
@@ -624,8 +675,8 @@ fn check_layer(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::Rules;
     use crate::solve::{solve_layer, Quiet};
-    use crate::Rules;
 
     /// Layers 0..=10 of every preset, solved in memory, with their rounds.
     fn solved(rules: Rules) -> (Vec<Vec<i8>>, Vec<Vec<u8>>) {

@@ -1,7 +1,11 @@
 //! Checkpoints: where a layer's pass stands (the manifest and the nibbles' snapshot), saved
 //! durably and bound to the files it names, and loaded to resume.
-
-use super::*;
+use super::chunks::{self, ChunkReader, ChunkWriter};
+use super::nibbles::Nibbles;
+use super::{clear_dir, exits, RunFile};
+use crate::rules::Rules;
+use crate::store::StoreError;
+use std::path::Path;
 
 /// Where a layer's pass stands, as saved in `checkpoint` in the scratch folder.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -319,7 +323,9 @@ impl Checkpoint {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index;
     use crate::solve::lean::runs;
+    use crate::solve::settled::Settled;
 
     #[test]
     pub(super) fn checkpoints_round_trip_and_refuse_edits() {

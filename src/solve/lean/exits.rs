@@ -9,8 +9,16 @@
 //! at every threshold, and the file is removed once its threshold is done. A best exit of 0
 //! matters at no threshold and is not written; a position without one has a low exit at
 //! every threshold, marked in its nibble here.
-
-use super::*;
+use super::nibbles::{self, Nibbles};
+use super::runs::{Entry, RunWriter};
+use super::{lower, Pass, NO_EXIT, SUB};
+use crate::board::swap_rows;
+use crate::index;
+use crate::solve::settled::Settled;
+use crate::solve::{moves_of, Moves};
+use crate::store::StoreError;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicI8, Ordering::Relaxed};
 
 impl Pass<'_> {
     /// Every position's best exit (to the exits file) and count of in-layer moves (to the

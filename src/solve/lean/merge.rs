@@ -1,7 +1,17 @@
 //! The merges: a threshold's rounds into one run, and every threshold's run into the
 //! distances and values files.
-
-use super::*;
+use super::checkpoint::Checkpoint;
+use super::exchange::Exchange;
+use super::runs::{self, Entry, RunWriter};
+use super::{damaged_run, valid_key, Pass, PART};
+use crate::index;
+use crate::solve::settled::{self, Settled};
+use crate::store::{
+    self, compress_blocks, LayerSummary, StoreError, TableKind, TableWriter, WriteOptions,
+    WrittenLayer, HISTOGRAM_LEN,
+};
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
 
 impl Pass<'_> {
     /// Merges a threshold's rounds (`sources`) into one run at `out`, each entry keeping
@@ -263,39 +273,11 @@ impl Pass<'_> {
             let end = (base + round_len).min(size);
             let (written, next) = rayon::join(
                 || -> Result<(), StoreError> {
-                    let send: Vec<Vec<u8>> = placed
-                        .par_iter()
-                        .enumerate()
-                        .map(|(d, parts)| {
-                            if d == me {
-                                Vec::new()
-                            } else {
-                                pack_settled(parts)
-                            }
-                        })
-                        .collect();
-                    let got = ex.all_to_all_bytes(send);
                     let lo = (base + me as u64 * segment).min(size);
                     let len = ((lo + segment).min(size) - lo) as usize;
                     let (values, rounds) = (&mut values[..len], &mut rounds[..len]);
-                    values.fill(0);
-                    rounds.fill(0);
-                    for &(i, value, round) in placed[me].iter().flatten() {
-                        values[i as usize] = value;
-                        rounds[i as usize] = round;
-                    }
-                    for (from, bytes) in got.iter().enumerate() {
-                        if from != me && unpack_settled(bytes, values, rounds).is_none() {
-                            return Err(StoreError::Corrupted {
-                                path: self.dir.clone(),
-                                what: format!(
-                                    "rank {from} sent a damaged part of this rank's segment"
-                                ),
-                            });
-                        }
-                    }
-                    let part = self.compress_segment(values, rounds, write);
-                    let parts = ex.gather_bytes(part);
+                    self.own_segment(&placed, ex, values, rounds)?;
+                    let parts = ex.gather_bytes(self.compress_segment(values, rounds, write));
                     if let Some((values_out, rounds_out)) = &mut outputs {
                         for (from, part) in parts.iter().enumerate() {
                             let lo = (base + from as u64 * segment).min(size);
@@ -340,6 +322,46 @@ impl Pass<'_> {
         };
         self.finish_tables(values_out, rounds_out, histogram, write)
             .map(Some)
+    }
+
+    /// This rank's segment of a round of the final merge, in `values` and `rounds`: the
+    /// positions it settled itself (`placed[me]`) and those every other rank sends it, in
+    /// exchange for theirs.
+    fn own_segment(
+        &self,
+        placed: &[Vec<TablesPart>],
+        ex: &dyn Exchange,
+        values: &mut [u8],
+        rounds: &mut [u8],
+    ) -> Result<(), StoreError> {
+        let me = ex.rank();
+        let send: Vec<Vec<u8>> = placed
+            .par_iter()
+            .enumerate()
+            .map(|(d, parts)| {
+                if d == me {
+                    Vec::new()
+                } else {
+                    pack_settled(parts)
+                }
+            })
+            .collect();
+        let got = ex.all_to_all_bytes(send);
+        values.fill(0);
+        rounds.fill(0);
+        for &(i, value, round) in placed[me].iter().flatten() {
+            values[i as usize] = value;
+            rounds[i as usize] = round;
+        }
+        for (from, bytes) in got.iter().enumerate() {
+            if from != me && unpack_settled(bytes, values, rounds).is_none() {
+                return Err(StoreError::Corrupted {
+                    path: self.dir.clone(),
+                    what: format!("rank {from} sent a damaged part of this rank's segment"),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// A segment of the tables as its owner sends it to rank 0: the histogram of its

@@ -65,25 +65,15 @@ mod rounds;
 mod runs;
 
 use self::checkpoint::Checkpoint;
-use self::chunks::{ChunkReader, ChunkWriter};
 pub(crate) use self::exchange::{Alone, Exchange};
-use self::nibbles::{Nibbles, Update};
-use self::runs::{Entry, RunReader, RunWriter};
-use super::settled;
-use super::{
-    moves_of, unsow_bits, Moves, Phase, Settled, SolveObserver, ThresholdCounts, PREFETCH_BATCH,
-};
+use self::nibbles::Nibbles;
+use super::{Phase, Settled, SolveObserver, ThresholdCounts};
 use crate::board::swap_rows;
 use crate::index;
 use crate::rules::Rules;
-use crate::store::{
-    self, compress_blocks, LayerSummary, StoreError, TableKind, TableWriter, WriteOptions,
-    WrittenLayer, DISTANCE_SATURATED, HISTOGRAM_LEN,
-};
-use rayon::prelude::*;
+use crate::store::{self, StoreError, WriteOptions, WrittenLayer, DISTANCE_SATURATED};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicI8, AtomicU64, Ordering::Relaxed};
-use std::sync::Mutex;
+use std::sync::atomic::AtomicU64;
 use std::time::{Duration, Instant};
 
 /// Best exit of a position without capturing moves (as in the in-memory pass).
@@ -414,13 +404,9 @@ impl Pass<'_> {
         let mut last_save = Duration::ZERO;
         let (nibbles, mut progress) = match checkpoint {
             Some(cp) if cp.rounds_dropped && self.keeps_rounds() => {
-                return Err(StoreError::Unusable {
+                return Err(StoreError::StartedWithoutDistances {
                     path: self.dir.join(checkpoint::CHECKPOINT),
-                    what: format!(
-                        "layer {n} was started without its distances (--distances-up-to below \
-                         {n}); build it so again, or {}",
-                        remove_folder_advice(&self.dir)
-                    ),
+                    seeds: n,
                 });
             }
             Some(cp) => {

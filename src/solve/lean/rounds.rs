@@ -1,8 +1,22 @@
 //! The rounds of a threshold: round 0 from the exits file, each later round from the
 //! previous one's runs by un-sowing to the parents, and the buffer that keeps a round's
 //! settled positions in memory or spills them as sorted runs.
-
-use super::*;
+use super::exchange::{self, Exchange};
+use super::nibbles::{Nibbles, Update};
+use super::runs::{self, Entry, RunReader};
+use super::{
+    damaged_run, exits, number_of_bits, LeanObserver, Pass, Run, RunFile, ENTRY_BYTES,
+    FRONTIER_BATCH, SPILL_SLACK,
+};
+use crate::board::swap_rows;
+use crate::index;
+use crate::solve::settled::{self, Settled};
+use crate::solve::{unsow_bits, PREFETCH_BATCH};
+use crate::store::{StoreError, DISTANCE_SATURATED};
+use rayon::prelude::*;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
 
 impl Pass<'_> {
     /// Round 0 of threshold `t`: the positions its exits file lists, a best exit of `t`

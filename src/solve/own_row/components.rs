@@ -47,6 +47,86 @@ fn successors(rules: Rules, n: u32, v: u32) -> ([u32; 6], usize) {
 
 const UNSEEN: u32 = u32::MAX;
 
+/// A frame of Tarjan's walk: a position, its successors and how many, the next to look
+/// at, and whether it moves to itself.
+type Frame = (u32, [u32; 6], usize, usize, bool);
+
+/// Tarjan's numbering as the walk goes: each position's order of discovery and low link,
+/// the stack of positions not yet in a component, and the components found.
+struct Tarjan {
+    rules: Rules,
+    n: u32,
+    order: Vec<u32>,
+    low: Vec<u32>,
+    on_stack: Vec<bool>,
+    stack: Vec<u32>,
+    counter: u32,
+    found: Components,
+}
+
+impl Tarjan {
+    /// Numbers `v` and puts it on the stack; its frame.
+    fn enter(&mut self, v: u32) -> Frame {
+        let i = v as usize;
+        self.order[i] = self.counter;
+        self.low[i] = self.counter;
+        self.counter += 1;
+        self.on_stack[i] = true;
+        self.stack.push(v);
+        let (succ, len) = successors(self.rules, self.n, v);
+        (v, succ, len, 0usize, succ[..len].contains(&v))
+    }
+
+    /// `v` is the root of a component: the stack down to it is that component.
+    fn close(&mut self, v: u32, self_loop: bool) {
+        let found = &mut self.found;
+        let c = found.cyclic.len() as u32;
+        let first = found.members.len();
+        loop {
+            let w = self.stack.pop().expect("v is on the stack");
+            self.on_stack[w as usize] = false;
+            found.of[w as usize] = c;
+            found.members.push(w);
+            if w == v {
+                break;
+            }
+        }
+        found
+            .cyclic
+            .push(found.members.len() - first > 1 || self_loop);
+        found.start.push(found.members.len() as u32);
+    }
+
+    /// Every component reachable from `root` (not yet seen), by a walk with an explicit
+    /// stack of frames.
+    fn walk_from(&mut self, root: u32) {
+        let mut frames = vec![self.enter(root)];
+        while let Some(frame) = frames.last_mut() {
+            let v = frame.0;
+            if frame.3 < frame.2 {
+                let w = frame.1[frame.3];
+                frame.3 += 1;
+                if self.order[w as usize] == UNSEEN {
+                    let f = self.enter(w);
+                    frames.push(f);
+                } else if self.on_stack[w as usize] {
+                    self.low[v as usize] = self.low[v as usize].min(self.order[w as usize]);
+                }
+                continue;
+            }
+            let self_loop = frame.4;
+            frames.pop();
+            if let Some(parent) = frames.last() {
+                let p = parent.0 as usize;
+                self.low[p] = self.low[p].min(self.low[v as usize]);
+            }
+            if self.low[v as usize] == self.order[v as usize] {
+                self.close(v, self_loop);
+            }
+        }
+    }
+}
+
 /// Tarjan's algorithm, with an explicit stack (capture-free lines run thousands of moves
 /// deep).
 ///
@@ -57,90 +137,25 @@ pub(crate) fn components(rules: Rules, n: u32) -> Components {
     let size = index::size(n);
     assert!(size < u64::from(UNSEEN), "layer {n} is too large to number");
     let size = size as usize;
-    let mut order = vec![UNSEEN; size];
-    let mut low = vec![0u32; size];
-    let mut on_stack = vec![false; size];
-    let mut of = vec![UNSEEN; size];
-    let mut stack: Vec<u32> = Vec::new();
-    let mut members: Vec<u32> = Vec::with_capacity(size);
-    let mut start: Vec<u32> = vec![0];
-    let mut cyclic: Vec<bool> = Vec::new();
-    // (position, its successors, how many, the next to look at, whether it moves to itself)
-    let mut frames: Vec<(u32, [u32; 6], usize, usize, bool)> = Vec::new();
-    let mut counter = 0u32;
+    let mut tarjan = Tarjan {
+        rules,
+        n,
+        order: vec![UNSEEN; size],
+        low: vec![0u32; size],
+        on_stack: vec![false; size],
+        stack: Vec::new(),
+        counter: 0,
+        found: Components {
+            of: vec![UNSEEN; size],
+            members: Vec::with_capacity(size),
+            start: vec![0],
+            cyclic: Vec::new(),
+        },
+    };
     for root in 0..size as u32 {
-        if order[root as usize] != UNSEEN {
-            continue;
-        }
-        let enter = |v: u32,
-                     counter: &mut u32,
-                     order: &mut [u32],
-                     low: &mut [u32],
-                     on_stack: &mut [bool],
-                     stack: &mut Vec<u32>| {
-            order[v as usize] = *counter;
-            low[v as usize] = *counter;
-            *counter += 1;
-            on_stack[v as usize] = true;
-            stack.push(v);
-            let (succ, len) = successors(rules, n, v);
-            (v, succ, len, 0usize, succ[..len].contains(&v))
-        };
-        frames.push(enter(
-            root,
-            &mut counter,
-            &mut order,
-            &mut low,
-            &mut on_stack,
-            &mut stack,
-        ));
-        while let Some(frame) = frames.last_mut() {
-            let v = frame.0;
-            if frame.3 < frame.2 {
-                let w = frame.1[frame.3];
-                frame.3 += 1;
-                if order[w as usize] == UNSEEN {
-                    let f = enter(
-                        w,
-                        &mut counter,
-                        &mut order,
-                        &mut low,
-                        &mut on_stack,
-                        &mut stack,
-                    );
-                    frames.push(f);
-                } else if on_stack[w as usize] {
-                    low[v as usize] = low[v as usize].min(order[w as usize]);
-                }
-                continue;
-            }
-            let self_loop = frame.4;
-            frames.pop();
-            if let Some(parent) = frames.last() {
-                let p = parent.0 as usize;
-                low[p] = low[p].min(low[v as usize]);
-            }
-            if low[v as usize] == order[v as usize] {
-                let c = cyclic.len() as u32;
-                let first = members.len();
-                loop {
-                    let w = stack.pop().expect("v is on the stack");
-                    on_stack[w as usize] = false;
-                    of[w as usize] = c;
-                    members.push(w);
-                    if w == v {
-                        break;
-                    }
-                }
-                cyclic.push(members.len() - first > 1 || self_loop);
-                start.push(members.len() as u32);
-            }
+        if tarjan.order[root as usize] == UNSEEN {
+            tarjan.walk_from(root);
         }
     }
-    Components {
-        of,
-        members,
-        start,
-        cyclic,
-    }
+    tarjan.found
 }

@@ -217,6 +217,15 @@ pub fn solve_layer_until(
         counts.exact = counts.positions;
         return (current, counts);
     }
+    let job = LayerSearch {
+        rules,
+        n,
+        repetition,
+        lower,
+        memoryless: &memoryless,
+        budget,
+        stop,
+    };
     let comps = components::components(rules, n);
     for c in 0..comps.len() {
         let members = comps.of_component(c);
@@ -232,25 +241,78 @@ pub fn solve_layer_until(
         }
         counts.in_cycles += members.len() as u64;
         counts.largest_component = counts.largest_component.max(members.len() as u64);
+        let component = Component {
+            members,
+            of: &comps.of,
+            id: c as u32,
+        };
+        if !job.search_component(&component, &mut current, &mut counts) {
+            return (current, counts);
+        }
+    }
+    counts.exact = current.exact();
+    counts.open_next_to_open = (0..current.low.len() as u32)
+        .into_par_iter()
+        .filter(|&v| {
+            current.low[v as usize] < current.high[v as usize]
+                && next_to_open(rules, n, v, lower, &current, &comps.of)
+        })
+        .count() as u64;
+    (current, counts)
+}
+
+/// A strongly connected component of a layer's capture-free moves: its positions, and the
+/// component of every position of the layer.
+struct Component<'a> {
+    members: &'a [u32],
+    of: &'a [u32],
+    id: u32,
+}
+
+/// What the searches of a layer share: the rules, the layers below, the layer's memoryless
+/// bounds, the budget of a root, and when to stop.
+struct LayerSearch<'a> {
+    rules: Rules,
+    n: u32,
+    repetition: Repetition,
+    lower: &'a [BoundsLayer],
+    memoryless: &'a BoundsLayer,
+    budget: u64,
+    stop: &'a (dyn Fn() -> bool + Sync),
+}
+
+impl LayerSearch<'_> {
+    /// Searches the open positions of a component with a cycle, round after round while a round
+    /// narrows something (roots proved make the leaves of the others narrower), narrowing
+    /// `current` and adding to `counts`. False when `stop` said to stop.
+    fn search_component(
+        &self,
+        component: &Component,
+        current: &mut BoundsLayer,
+        counts: &mut OwnRowCounts,
+    ) -> bool {
+        let (rules, n, repetition, budget, stop) =
+            (self.rules, self.n, self.repetition, self.budget, self.stop);
         loop {
             if stop() {
-                return (current, counts);
+                return false;
             }
-            let open: Vec<u32> = members
+            let open: Vec<u32> = component
+                .members
                 .iter()
                 .copied()
                 .filter(|&v| current.low[v as usize] < current.high[v as usize])
                 .collect();
             if open.is_empty() {
-                break;
+                return true;
             }
             let leaves = LayerLeaves {
                 n,
-                lower,
-                current: &current,
-                memoryless: &memoryless,
-                component: &comps.of,
-                root_component: c as u32,
+                lower: self.lower,
+                current,
+                memoryless: self.memoryless,
+                component: component.of,
+                root_component: component.id,
             };
             // Asked to stop, the searches not yet started are skipped: what the others
             // proved still holds.
@@ -286,19 +348,10 @@ pub fn solve_layer_until(
                 }
             }
             if !narrowed {
-                break;
+                return true;
             }
         }
     }
-    counts.exact = current.exact();
-    counts.open_next_to_open = (0..current.low.len() as u32)
-        .into_par_iter()
-        .filter(|&v| {
-            current.low[v as usize] < current.high[v as usize]
-                && next_to_open(rules, n, v, lower, &current, &comps.of)
-        })
-        .count() as u64;
-    (current, counts)
 }
 
 /// Solves layers `0..=max_seeds` in memory. For tests and small games.
