@@ -241,6 +241,123 @@ mod tables {
         assert!(matches!(e, Err(ProbeError::History(_))), "{e:?}");
     }
 
+    /// `refine`: the open positions of layers on disk searched again with a larger budget,
+    /// from the intervals they hold, give the files of a build with that budget where both
+    /// are exact; a layer with nothing open is left alone; an interval the bounds rule out
+    /// is refused as damage; and only the own-row values are refined.
+    #[test]
+    fn refine_searches_again_what_was_left_open() {
+        use awari::build::BuildError;
+        use awari::store::{self, LayerFile, TableKind, WriteOptions};
+        let (rules, top, r) = (Rules::ABAPA, 5, Repetition::First);
+        let build_at = |dir: &std::path::Path, budget: u64, refine| {
+            let mut opts = BuildOptions::new(dir, rules, top);
+            opts.tables = Tables::OwnRow(r);
+            opts.search_budget = budget;
+            opts.refine = refine;
+            build(&opts, &awari::Quiet)
+        };
+        let small = tempfile::tempdir().unwrap();
+        let first = build_at(small.path(), 30, None).unwrap();
+        let open: Vec<u32> = first
+            .iter()
+            .filter(|rep| rep.exact != Some(rep.positions))
+            .map(|rep| rep.seeds)
+            .collect();
+        assert!(
+            !open.is_empty(),
+            "30 nodes a root should leave positions open"
+        );
+
+        let refined = build_at(small.path(), 100_000, Some(0..=top)).unwrap();
+        for rep in &refined {
+            assert_eq!(rep.exact, Some(rep.positions), "layer {}", rep.seeds);
+            // Only the layers left open were searched again, and each was written again.
+            let was_open = open.contains(&rep.seeds);
+            assert_eq!(rep.built, was_open, "layer {}", rep.seeds);
+            assert_eq!(rep.searched.is_some(), was_open, "layer {}", rep.seeds);
+            assert!(rep.searched.as_ref().is_none_or(|s| s.refined));
+        }
+        let direct = tempfile::tempdir().unwrap();
+        build_at(direct.path(), 100_000, None).unwrap();
+        let folder = |d: &std::path::Path| store::rules_dir(&store::bounds_dir(d), rules);
+        for n in 0..=top {
+            for kind in [TableKind::OwnRowLow(r), TableKind::OwnRowHigh(r)] {
+                let file = |d: &std::path::Path| {
+                    std::fs::read(store::table_path(&store::bounds_dir(d), rules, n, kind)).unwrap()
+                };
+                assert!(
+                    file(small.path()) == file(direct.path()),
+                    "layer {n} {kind:?}"
+                );
+            }
+        }
+        assert!(folder(small.path()).exists());
+        // Nothing open: nothing searched, nothing written.
+        let again = build_at(small.path(), 100_000, Some(0..=top)).unwrap();
+        assert!(again.iter().all(|rep| !rep.built && rep.searched.is_none()));
+
+        // A low above what the bounds allow, at one position of a layer left open: refused
+        // as a damaged file, which is left as it is.
+        let planted = tempfile::tempdir().unwrap();
+        build_at(planted.path(), 30, None).unwrap();
+        let n = open[0];
+        let root = store::bounds_dir(planted.path());
+        let read = |kind| {
+            let path = store::table_path(&root, rules, n, kind);
+            let file = LayerFile::open_kind(&path, rules, n, kind).unwrap();
+            (path, file.read_all().unwrap())
+        };
+        let (low_path, mut low) = read(TableKind::OwnRowLow(r));
+        let (_, high) = read(TableKind::OwnRowHigh(r));
+        let i = (0..low.len()).find(|&i| low[i] < high[i]).unwrap();
+        low[i] = high[i] + 1;
+        let high_path = store::table_path(&root, rules, n, TableKind::OwnRowHigh(r));
+        let (_, mut high) = read(TableKind::OwnRowHigh(r));
+        high[i] = low[i] + 1;
+        for (path, kind, values) in [
+            (&low_path, TableKind::OwnRowLow(r), &low),
+            (&high_path, TableKind::OwnRowHigh(r), &high),
+        ] {
+            std::fs::remove_file(path).unwrap();
+            let bytes: Vec<u8> = values.iter().map(|&v| v as u8).collect();
+            store::write_table(
+                &root,
+                rules,
+                kind,
+                &bytes,
+                store::LayerSummary::from_values(n, values),
+                WriteOptions::default(),
+            )
+            .unwrap();
+        }
+        let before = std::fs::read(&high_path).unwrap();
+        let e = build_at(planted.path(), 1000, Some(n..=n)).unwrap_err();
+        assert!(matches!(e, BuildError::Damaged(_)), "{e}");
+        assert!(e.to_string().contains(&format!("position {i}")), "{e}");
+        assert_eq!(std::fs::read(&high_path).unwrap(), before);
+
+        // The values and the bounds are not refined.
+        let mut opts = BuildOptions::new(small.path(), rules, top);
+        opts.refine = Some(0..=top);
+        for tables in [Tables::Values, Tables::Bounds] {
+            opts.tables = tables;
+            let e = build(&opts, &awari::Quiet).unwrap_err();
+            assert!(matches!(e, BuildError::RefineNotOwnRow), "{e}");
+        }
+        let out = awari()
+            .args(["build", "--refine", "3", "--db"])
+            .arg(small.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert_eq!(
+            stderr.trim(),
+            "error: --refine is for the own-row values (--cycles own-row-first or own-row-third)"
+        );
+    }
+
     /// The sampled check of the own-row values: a sample at least the layer's size is the
     /// whole check; a smaller one checks that many positions; both find lows planted above
     /// the bounds' high (at every 16th position of the top layer).

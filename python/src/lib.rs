@@ -172,7 +172,8 @@ fn build_error(e: BuildError) -> PyErr {
         BuildError::TooManySeeds(_)
         | BuildError::TooLarge { .. }
         | BuildError::ThreadCount(_)
-        | BuildError::LeanBounds => PyValueError::new_err(message),
+        | BuildError::LeanBounds
+        | BuildError::RefineNotOwnRow => PyValueError::new_err(message),
         BuildError::OverMemory { .. } => PyMemoryError::new_err(message),
         BuildError::Cancelled { .. } => PyKeyboardInterrupt::new_err(message),
         BuildError::Threads(..) => PyRuntimeError::new_err(message),

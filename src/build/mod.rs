@@ -65,6 +65,11 @@ pub struct BuildOptions {
     /// Nodes each proof search of the own-row values may visit ([`Tables::OwnRow`]); a
     /// position whose search runs out keeps the interval it proved.
     pub search_budget: u64,
+    /// Own-row values only: the layers of this range already on disk are searched again,
+    /// from the intervals they hold, with [`BuildOptions::search_budget`], and written
+    /// again if anything narrows (a layer built with a smaller budget, or over lower
+    /// layers that were less exact then). None: a layer on disk is read back as it is.
+    pub refine: Option<std::ops::RangeInclusive<u32>>,
 }
 
 /// The default of [`BuildOptions::search_budget`].
@@ -130,6 +135,7 @@ impl BuildOptions {
             lean: LeanOptions::default(),
             distances_up_to: None,
             search_budget: DEFAULT_SEARCH_BUDGET,
+            refine: None,
         }
     }
 
@@ -235,6 +241,10 @@ pub enum BuildError {
     /// memory.
     #[error("the bounds have one pass, in memory; the lean pass builds the values only")]
     LeanBounds,
+    /// [`BuildOptions::refine`] asked for tables other than the own-row values (the others
+    /// are exact, or bounds that no budget narrows).
+    #[error("only the own-row values are searched again")]
+    RefineNotOwnRow,
     /// The lock file could not be created or locked.
     #[error("cannot lock {}", path.display())]
     Lock {
@@ -330,6 +340,9 @@ pub fn build(
     opts: &BuildOptions,
     observer: &dyn BuildObserver,
 ) -> Result<Vec<LayerReport>, BuildError> {
+    if opts.refine.is_some() && !matches!(opts.tables, Tables::OwnRow(_)) {
+        return Err(BuildError::RefineNotOwnRow);
+    }
     if opts.tables.is_pair() {
         return pairs::build(opts, observer);
     }
@@ -390,6 +403,16 @@ trait LayerKind {
     /// Layer `n`, built and written (its marker file last). Nothing of a cancelled layer
     /// reaches the disk.
     fn build(&mut self, n: u32, observer: &dyn BuildObserver) -> Result<LayerReport, BuildError>;
+    /// Whether layer `m`, complete on disk, is to be worked on again
+    /// ([`BuildOptions::refine`]) rather than read back.
+    fn refines(&self, _m: u32) -> bool {
+        false
+    }
+    /// Layer `n`, complete on disk, worked on again: read back, improved, and written
+    /// again if anything changed. Only for a layer [`LayerKind::refines`].
+    fn refine(&mut self, n: u32, _observer: &dyn BuildObserver) -> Result<LayerReport, BuildError> {
+        self.read_back(n, true)
+    }
 }
 
 /// The layer loop every kind of tables shares: each layer's state decided once, up front
@@ -412,8 +435,10 @@ fn build_layers(
             return Err(BuildError::Cancelled { seeds: n });
         }
         let report = match &states[n as usize] {
+            LayerState::Complete if kind.refines(n) => kind.refine(n, observer)?,
             LayerState::Complete => {
-                let needed = (n + 1..=opts.max_seeds).any(|m| missing(m) && kind.reads_lower(m));
+                let needed = (n + 1..=opts.max_seeds)
+                    .any(|m| (missing(m) || kind.refines(m)) && kind.reads_lower(m));
                 kind.read_back(n, needed)?
             }
             state => {

@@ -148,6 +148,55 @@ impl LayerKind for Pairs<'_> {
         self.layers.push(pair);
         Ok(report)
     }
+
+    fn refines(&self, m: u32) -> bool {
+        self.kind.own_row.is_some() && self.opts.refine.as_ref().is_some_and(|r| r.contains(&m))
+    }
+
+    fn refine(&mut self, n: u32, observer: &dyn BuildObserver) -> Result<LayerReport, BuildError> {
+        let (start, on_disk) = read_back(&self.root, self.opts, n, self.kind)?;
+        let Some(r) = self.kind.own_row else {
+            unreachable!("only the own-row values are refined")
+        };
+        if start.exact() == on_disk.positions {
+            self.layers.push(start);
+            return Ok(on_disk);
+        }
+        observer.layer_started(n, index::size(n));
+        let stop = || observer.cancelled();
+        let (pair, counts) = own_row::refine_layer_until(
+            self.opts.rules,
+            n,
+            r,
+            &self.layers,
+            &start,
+            self.opts.search_budget,
+            &stop,
+        )
+        .map_err(|v| {
+            // The file holds an interval the layers below rule out: it cannot be trusted.
+            BuildError::Damaged(StoreError::Corrupted {
+                path: path(&self.root, self.opts, n, self.kind.high),
+                what: format!(
+                    "position {v}: its interval lies outside the bounds over the layers below"
+                ),
+            })
+        })?;
+        if observer.cancelled() {
+            return Err(BuildError::Cancelled { seeds: n });
+        }
+        // Written again only if something narrowed: the files stay as they were otherwise.
+        let report = if pair == start {
+            on_disk
+        } else {
+            write_pair(&self.root, self.opts, n, &pair, self.kind)?
+        };
+        self.layers.push(pair);
+        Ok(LayerReport {
+            searched: Some(counts),
+            ..report
+        })
+    }
 }
 
 fn path(root: &Path, opts: &BuildOptions, n: u32, kind: TableKind) -> std::path::PathBuf {

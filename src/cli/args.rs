@@ -145,6 +145,12 @@ pub struct BuildArgs {
     /// No progress bars.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Search again the positions left open in these layers (a..b, a..=b or n) already
+    /// built, from the intervals they hold, with --search-budget, and write a layer again
+    /// if it narrows: a budget raised where it is needed, without building the layers
+    /// anew. Own-row values only.
+    #[arg(long, value_name = "LAYERS")]
+    pub refine: Option<LayerRange>,
 }
 
 /// Which pass builds the values, and the lean pass's settings: for the values only (the

@@ -22,7 +22,11 @@ pub fn run(tables: &TableArgs, build: &BuildArgs, lean: &LeanArgs) -> Result<boo
         if tables.search_budget == 0 {
             bail!("--search-budget must be at least 1 node");
         }
-    } else {
+    }
+    if build.refine.is_some() && tables.cycles.repetition().is_none() {
+        bail!("--refine is for the own-row values (--cycles own-row-first or own-row-third)");
+    }
+    if !kind.is_pair() {
         (opts.pass, opts.lean) = lean_options(lean)?;
         opts.distances_up_to = lean.distances_up_to;
         if lean.mpi {
@@ -81,6 +85,7 @@ fn build_options(tables: &TableArgs, args: &BuildArgs) -> Result<BuildOptions> {
         },
         tables: tables.cycles.tables(),
         search_budget: tables.search_budget,
+        refine: args.refine.map(|r| r.first..=r.last),
         ..BuildOptions::new(tables.db.db.clone(), tables.db.rules, args.max_seeds)
     })
 }

@@ -269,8 +269,9 @@ impl BuildProgress {
         // An own-row layer also says what the bounds alone gave and what the searches took.
         let searched = r.searched.as_ref().map_or(String::new(), |s| {
             format!(
-                " (bounds {:.2}%; {} searches, {} nodes; open: {} budget, {} tree limit, {} stuck; \
+                " ({} {:.2}%; {} searches, {} nodes; open: {} budget, {} tree limit, {} stuck; \
                  straddling leaves: {} captures, {} exits; left open next to an open position: {})",
+                if s.refined { "before" } else { "bounds" },
                 percent(s.exact_by_bounds),
                 s.searches,
                 s.nodes,
@@ -289,7 +290,11 @@ impl BuildProgress {
             percent(exact),
             r.bytes,
             r.seconds,
-            if r.built { "" } else { " (already built)" }
+            match (r.built, &r.searched) {
+                (true, _) => "",
+                (false, Some(_)) => " (searched again, nothing narrower)",
+                (false, None) => " (already built)",
+            }
         );
     }
 }

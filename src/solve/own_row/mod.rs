@@ -44,8 +44,13 @@ use std::convert::Infallible;
 pub struct OwnRowCounts {
     /// Positions of the layer.
     pub positions: u64,
-    /// Exact after the bounds solver over the lower layers' fresh values.
+    /// Exact before the searches: after the bounds solver over the lower layers' fresh
+    /// values, and for a layer searched again ([`refine_layer_until`]) its intervals as
+    /// they were.
     pub exact_by_bounds: u64,
+    /// Whether the layer was searched again from intervals already proved
+    /// ([`refine_layer_until`]) rather than solved from the bounds alone.
+    pub refined: bool,
     /// Exact at the end.
     pub exact: u64,
     /// Positions in a component with a cycle.
@@ -206,16 +211,71 @@ pub fn solve_layer_until(
     budget: u64,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> (BoundsLayer, OwnRowCounts) {
+    solve_from(rules, n, repetition, lower, None, budget, stop)
+        .expect("without a start, no interval contradicts the bounds")
+}
+
+/// As [`solve_layer_until`], starting from `start`, intervals of the layer already proved
+/// (a layer built with a smaller budget, or over lower layers less exact): each position's
+/// interval is the bounds' narrowed by `start`'s, and its positions still open are
+/// searched again with `budget`. Sound because every interval of `start` holds for an
+/// empty history, as the layer's files say.
+///
+/// # Errors
+///
+/// The first position (its number in the layer) whose interval in `start` and the bounds'
+/// have nothing in common: one of them does not hold, and nothing is searched.
+///
+/// # Panics
+///
+/// As [`solve_layer`], and if `start` is not of layer `n`'s size.
+pub fn refine_layer_until(
+    rules: Rules,
+    n: u32,
+    repetition: Repetition,
+    lower: &[BoundsLayer],
+    start: &BoundsLayer,
+    budget: u64,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<(BoundsLayer, OwnRowCounts), u64> {
+    solve_from(rules, n, repetition, lower, Some(start), budget, stop)
+}
+
+/// The layer's intervals from the bounds (narrowed by `start` where given), then the
+/// components' searches. `Err` as [`refine_layer_until`].
+fn solve_from(
+    rules: Rules,
+    n: u32,
+    repetition: Repetition,
+    lower: &[BoundsLayer],
+    start: Option<&BoundsLayer>,
+    budget: u64,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<(BoundsLayer, OwnRowCounts), u64> {
     let memoryless = solve_layer_bounds(rules, n, lower);
     let mut current = memoryless.clone();
+    if let Some(start) = start {
+        assert_eq!(start.low.len(), current.low.len(), "layer {n}'s intervals");
+        for i in 0..current.low.len() {
+            let (low, high) = (
+                current.low[i].max(start.low[i]),
+                current.high[i].min(start.high[i]),
+            );
+            if low > high {
+                return Err(i as u64);
+            }
+            (current.low[i], current.high[i]) = (low, high);
+        }
+    }
     let mut counts = OwnRowCounts {
         positions: index::size(n),
         exact_by_bounds: current.exact(),
+        refined: start.is_some(),
         ..OwnRowCounts::default()
     };
     if counts.exact_by_bounds == counts.positions {
         counts.exact = counts.positions;
-        return (current, counts);
+        return Ok((current, counts));
     }
     let job = LayerSearch {
         rules,
@@ -247,7 +307,7 @@ pub fn solve_layer_until(
             id: c as u32,
         };
         if !job.search_component(&component, &mut current, &mut counts) {
-            return (current, counts);
+            return Ok((current, counts));
         }
     }
     counts.exact = current.exact();
@@ -258,7 +318,7 @@ pub fn solve_layer_until(
                 && next_to_open(rules, n, v, lower, &current, &comps.of)
         })
         .count() as u64;
-    (current, counts)
+    Ok((current, counts))
 }
 
 /// A strongly connected component of a layer's capture-free moves: its positions, and the
