@@ -37,6 +37,7 @@ __all__ = [
     "GRAND_SLAM_CAPTURES",
     "RULES",
     "Database",
+    "OwnRowDatabase",
     "LayerMissing",
     "Move",
     "Child",
@@ -45,11 +46,18 @@ __all__ = [
     "Outcome",
     "Analysis",
     "LayerReport",
+    "Interval",
+    "OwnRowMove",
+    "OwnRowAnswer",
+    "CYCLES",
+    "REPETITIONS",
+    "DEFAULT_SEARCH_BUDGET",
     "board",
     "rules",
     "moves",
     "game_over",
     "build",
+    "own_row_history",
 ]
 
 #: Romein & Bal's rules: a grand slam is illegal unless every legal move is one.
@@ -60,6 +68,17 @@ ABAPA = "abapa"
 GRAND_SLAM_CAPTURES = "grand-slam-captures"
 #: Every rules preset, in the order of their file codes.
 RULES = (AWARI, ABAPA, GRAND_SLAM_CAPTURES)
+
+#: The kinds of tables :func:`build` makes, as ``awari build --cycles`` names them: the
+#: values (endless play shares the seeds left), the bounds (each side keeps its own row), and
+#: the own-row values when the first or the third occurrence of a position ends the game.
+CYCLES = ("share", "bounds", "own-row-first", "own-row-third")
+#: The own-row rule's repetitions: ``"first"`` (a position's second occurrence since the
+#: last capture ends the game: OpenSpiel's ``oware``) or ``"third"`` (its third).
+REPETITIONS = ("first", "third")
+#: Search nodes an own-row proof may visit per position (and per move), as the CLI's
+#: ``--search-budget`` defaults.
+DEFAULT_SEARCH_BUDGET: int = _awari.DEFAULT_SEARCH_BUDGET
 
 BoardLike = Union[str, Sequence[int]]
 Board = Tuple[int, ...]
@@ -148,6 +167,73 @@ class LayerReport(NamedTuple):
     seconds: float
     bytes: int
     """Bytes of its values file."""
+
+
+class Interval(NamedTuple):
+    """What a position is proved to be worth to its mover under the own-row rule: the
+    value when ``low == high`` (:attr:`exact`), else the interval the search proved within
+    its budget."""
+
+    low: int
+    """The mover is proved to get at least this."""
+    high: int
+    """And at most this."""
+    nodes: int
+    """Search nodes the proof took."""
+
+    @property
+    def exact(self) -> bool:
+        """Whether the value is proved exactly."""
+        return self.low == self.high
+
+
+class OwnRowMove(NamedTuple):
+    """A legal move under the own-row rule, after the history, and what it is proved to
+    be worth to the mover."""
+
+    pit: int
+    """The mover's pit, 0..5."""
+    captured: int
+    """Seeds it captures (a capture empties the history)."""
+    child: Board
+    """The board it leaves, seen from the opponent (who moves next)."""
+    ends_by_repetition: bool
+    """Whether it repeats a position for the last time the rule allows: the game ends
+    there, each side keeping the seeds on its own row."""
+    low: int
+    """The mover is proved to get at least this by playing it."""
+    high: int
+    """And at most this."""
+
+    def keeps(self, value: int) -> bool:
+        """Whether the move is proved to keep ``value``: its interval is ``value`` alone."""
+        return self.low == value and self.high == value
+
+
+class OwnRowAnswer(NamedTuple):
+    """A position under the own-row rule after its history: its value, every move, and
+    the best moves."""
+
+    value: Interval
+    moves: List[OwnRowMove]
+    """Every legal move, in pit order (empty when the game is over)."""
+    best: List[OwnRowMove]
+    """When the value is exact, the moves proved to keep it; else those with the largest
+    proved low. In pit order, as the CLI's ``best``."""
+
+
+def _history(history: Sequence[BoardLike]) -> List[BoardLike]:
+    # A string is a sequence too, of characters: refused here, before `list` splits it.
+    if isinstance(history, str):
+        raise TypeError("a history is a sequence of boards, not a string")
+    return list(history)
+
+
+def _best(value: Interval, moves: List[OwnRowMove]) -> List[OwnRowMove]:
+    if value.exact:
+        return [m for m in moves if m.keeps(value.low)]
+    top = max((m.low for m in moves), default=None)
+    return [m for m in moves if m.low == top]
 
 
 def board(board: BoardLike) -> Board:
@@ -295,15 +381,131 @@ class Database:
         return repr(self._db)
 
 
+class OwnRowDatabase:
+    """The own-row tables of one rules preset (``awari build --cycles bounds`` and
+    ``--cycles own-row-first`` or ``own-row-third``, or :func:`build` with ``cycles``),
+    probed with a game's history.
+
+    Under the own-row rule a game without captures ends when a position (board and side to
+    move) occurs for the ``repetition``-th time since the last capture (``"first"``: its
+    second occurrence, OpenSpiel's ``oware``; ``"third"``: its third), and each side then
+    keeps the seeds on its own row. A position's value depends on its *history*: the
+    boards since the last capture, oldest first, each seen from its own mover, the last
+    being the one just before ``board`` (empty at the opening or just after a capture).
+    :func:`own_row_history` makes one from a start board and moves.
+
+    Each answer is proved by the library's search from the tables within ``budget`` nodes
+    (default :data:`DEFAULT_SEARCH_BUDGET`, as the CLI's): exact, or the interval proved.
+    A layer the search needs with neither its own-row values nor its bounds raises
+    :class:`LayerMissing` with the build command; a history that cannot come before the
+    board (other seed counts, or a position already repeated as often as ends the game)
+    raises ``ValueError``.
+    """
+
+    __slots__ = ("_db",)
+
+    def __init__(self, path, rules: str = ABAPA, repetition: str = "first") -> None:
+        self._db = _awari.OwnRowDatabase(path, rules, repetition)
+
+    @property
+    def path(self):
+        """The database folder, as given."""
+        return self._db.path
+
+    @property
+    def rules(self) -> str:
+        """The rules preset."""
+        return self._db.rules
+
+    @property
+    def repetition(self) -> str:
+        """``"first"`` or ``"third"``."""
+        return self._db.repetition
+
+    def complete_up_to(self) -> Optional[int]:
+        """The largest n such that own-row layers 0..n are all present (None if layer 0 is
+        not)."""
+        return self._db.complete_up_to()
+
+    def value(
+        self,
+        board: BoardLike,
+        history: Sequence[BoardLike] = (),
+        budget: int = DEFAULT_SEARCH_BUDGET,
+    ) -> Interval:
+        """The value of ``board`` for its mover after ``history``: exact, or the interval
+        proved."""
+        return Interval(*self._db.value(board, _history(history), budget))
+
+    def answer(
+        self,
+        board: BoardLike,
+        history: Sequence[BoardLike] = (),
+        budget: int = DEFAULT_SEARCH_BUDGET,
+    ) -> OwnRowAnswer:
+        """The value, every legal move's interval (a capture's from its child with an empty
+        history, a quiet move's by a search of its child after the history and ``board``,
+        each within ``budget`` nodes) and the best moves, as ``awari probe --cycles
+        own-row-...`` answers."""
+        value, moves = self._db.answer(board, _history(history), budget)
+        v = Interval(*value)
+        ms = [OwnRowMove(*m) for m in moves]
+        return OwnRowAnswer(v, ms, _best(v, ms))
+
+    def moves(
+        self,
+        board: BoardLike,
+        history: Sequence[BoardLike] = (),
+        budget: int = DEFAULT_SEARCH_BUDGET,
+    ) -> List[OwnRowMove]:
+        """Every legal move with its interval, in pit order (empty when the game is over)."""
+        return self.answer(board, history, budget).moves
+
+    def best_moves(
+        self,
+        board: BoardLike,
+        history: Sequence[BoardLike] = (),
+        budget: int = DEFAULT_SEARCH_BUDGET,
+    ) -> List[OwnRowMove]:
+        """The moves proved to keep the value when it is exact, else those with the largest
+        proved low, in pit order (empty when the game is over)."""
+        return self.answer(board, history, budget).best
+
+    def __repr__(self) -> str:
+        return repr(self._db)
+
+
+def own_row_history(
+    start: BoardLike,
+    pits: Sequence[int],
+    rules: str = ABAPA,
+    repetition: str = "first",
+) -> Tuple[Board, List[Board]]:
+    """The board reached by playing ``pits`` (each 0..5, the mover's) from ``start``, and
+    its history under the own-row rule: the boards since the last capture, oldest first,
+    each from its own mover (what :class:`OwnRowDatabase` takes). ``ValueError`` for an
+    illegal move or a move after the game ended (by the rules, or by a repetition)."""
+    board, history = _awari.own_row_history(start, list(pits), rules, repetition)
+    return board, list(history)
+
+
 def build(
     path,
     rules: str = AWARI,
     max_seeds: int = 12,
     progress: bool = True,
     threads: Optional[int] = None,
+    cycles: str = "share",
+    search_budget: int = DEFAULT_SEARCH_BUDGET,
 ) -> List[LayerReport]:
     """Builds every missing layer 0..max_seeds of ``rules`` into the folder ``path`` (as
     ``awari build`` does; layers already there are checked and kept).
+
+    ``cycles`` picks the tables, as ``awari build --cycles`` does (see :data:`CYCLES`):
+    ``"share"`` the values (the default), ``"bounds"`` the bounds, ``"own-row-first"`` or
+    ``"own-row-third"`` the own-row values :class:`OwnRowDatabase` reads (build the bounds
+    too: the search falls back on them). ``search_budget`` is the nodes each own-row
+    proof may visit (a position whose search runs out keeps the interval it proved).
 
     ``progress`` shows a bar per layer on stderr when stderr is a terminal. Ctrl-C stops
     the build within moments and raises ``KeyboardInterrupt`` saying which layer was
@@ -314,5 +516,5 @@ def build(
     when the largest layer would not fit in memory (refused before any work), ``OSError``
     for a file problem or a folder another build holds.
     """
-    reports = _awari.build(path, rules, max_seeds, progress, threads)
+    reports = _awari.build(path, rules, max_seeds, progress, threads, cycles, search_budget)
     return [LayerReport(*r) for r in reports]

@@ -18,6 +18,19 @@ repetition of a position (same board, scores and player to move), or when the pl
 move has no legal move. The first and the last change no winner; the repetition rule can
 (see :class:`PerfectBot` for what is guaranteed).
 
+OpenSpiel's own rule. The own-row tables (:class:`awari.OwnRowDatabase` with
+``repetition="first"``) answer under OpenSpiel's repetition rule, a game's history
+included: :func:`own_row_history` replays a state's actions and keeps the boards since the
+last capture, :func:`own_row_answer` gives the state's value and best moves, and
+:class:`OwnRowBot` plays them. OpenSpiel keeps a set of the boards (player to move and
+scores included) since the last capture of more than 0 seeds, starting with the initial
+board, and ends the game as a move makes a board already in it; the library's history is
+that set in the order played, without the current board, so a move repeats exactly when
+its board is in ``history + [board]`` with the same player to move. The one rule left
+apart is the majority: OpenSpiel stops as soon as a score exceeds half of the seeds, each
+side taking its own row at once; that changes no winner, but the final score difference
+can differ from the value by up to twice the seeds then on the board.
+
 "Back" from a board: OpenSpiel's Python API (2.0) cannot create an ``oware`` state at a
 given position (``new_initial_state(str)`` is not implemented for it), so the way back is
 :func:`houses` and :func:`observation` (the exact ``observation_string`` of a state with
@@ -188,6 +201,133 @@ class PerfectBot(pyspiel.Bot):
         """The action to play in ``state`` (for the player to move)."""
         pit, _ = self.choose(state)
         a = action(pit)
+        if a not in state.legal_actions():
+            # Cannot happen while OpenSpiel's oware and the abapa preset agree (tested).
+            raise RuntimeError(f"action {a} is not legal in OpenSpiel's state: the rules disagree")
+        return a
+
+
+def own_row_history(state) -> Tuple[Tuple[int, ...], List[Tuple[int, ...]]]:
+    """The board of a non-terminal ``oware`` state (mover's row first) and its history
+    under OpenSpiel's rule, as :class:`awari.OwnRowDatabase` takes it: the boards since the
+    last capture of more than 0 seeds (or since the initial board), oldest first, each from
+    its own mover, without the state's own board.
+
+    The state's actions (``state.history()``) are replayed from the game's initial state,
+    reading each board and the scores from OpenSpiel's observation: a move whose scores
+    grew captured, and empties the history. ``ValueError`` for a terminal state or another
+    game."""
+    board, _ = to_board(state)
+    replay = state.get_game().new_initial_state()
+    history: List[Tuple[int, ...]] = []
+    for a in state.history():
+        before, _ = to_board(replay)
+        _, scores_before, _ = parse_observation(replay)
+        replay.apply_action(a)
+        _, scores_after, _ = parse_observation(replay)
+        history.append(before)
+        if sum(scores_after) > sum(scores_before):
+            history.clear()
+    return board, history
+
+
+def _check_own_row(database: awari.OwnRowDatabase) -> None:
+    if database.rules != awari.ABAPA:
+        raise ValueError(
+            f"OpenSpiel's oware plays the abapa rules; this database holds '{database.rules}'"
+        )
+    if database.repetition != "first":
+        raise ValueError(
+            "OpenSpiel's oware ends the game at the first repetition; this database answers "
+            f"for the {database.repetition} (open it with repetition='first')"
+        )
+
+
+def own_row_answer(
+    database: awari.OwnRowDatabase,
+    state,
+    budget: int = awari.DEFAULT_SEARCH_BUDGET,
+) -> awari.OwnRowAnswer:
+    """The value of a non-terminal ``oware`` state for the player to move under OpenSpiel's
+    own rule (its history included: :func:`own_row_history`), every legal move's interval
+    and the best moves; pits are OpenSpiel's actions. The value is the seed difference the
+    mover gets from now on, so the final score difference for the mover is the scores'
+    difference now plus the value (see the module's note on the majority rule).
+
+    ``database`` must hold the ``abapa`` tables and answer for the first repetition.
+    """
+    _check_own_row(database)
+    board, history = own_row_history(state)
+    return database.answer(board, history, budget)
+
+
+class OwnRowBot(pyspiel.Bot):
+    """An OpenSpiel bot for ``oware`` that plays under OpenSpiel's own rule from the
+    own-row tables: in each state it plays the first best move of :func:`own_row_answer`
+    (the lowest pit among them). When the state's value is exact that is a move proved to
+    keep it (the moves are searched again with 10 and 100 times the budget when none is
+    proved at first); else one with the largest proved low end.
+
+    **What is guaranteed**, while the values it meets are exact (as everywhere in small
+    layers): from a state whose value ``v`` is exact, whatever the opponent plays, the
+    bot's gain from that state on (its score minus the opponent's at the end, less the same
+    difference at that state) is at least ``v`` when the game ends by a repetition or a
+    player without a legal move, and at least ``v`` minus twice the seeds then on the board
+    when a score above half of the seeds ends it (OpenSpiel then gives each side its own
+    row at once, where play would have gone on). So the bot wins when the scores'
+    difference plus ``v`` is positive and does not lose when it is zero.
+
+    ``database`` is an :class:`awari.OwnRowDatabase` of the ``abapa`` rules with
+    ``repetition="first"``; a state whose layer (or a layer its search reaches) has neither
+    table raises :class:`awari.LayerMissing`. ``budget`` is the search nodes per proof.
+    """
+
+    def __init__(
+        self,
+        database: awari.OwnRowDatabase,
+        player_id: Optional[int] = None,
+        budget: int = awari.DEFAULT_SEARCH_BUDGET,
+    ) -> None:
+        pyspiel.Bot.__init__(self)
+        _check_own_row(database)
+        self._db = database
+        self._player_id = player_id
+        self._budget = budget
+
+    def player_id(self) -> Optional[int]:
+        """The player this bot was made for (informational: it plays whoever is to move)."""
+        return self._player_id
+
+    def restart_at(self, state) -> None:
+        pass
+
+    def inform_action(self, state, player_id, action) -> None:
+        pass
+
+    def provides_policy(self) -> bool:
+        return False
+
+    def choose(self, state) -> Tuple[int, awari.OwnRowAnswer]:
+        """(action, the state's answer), without playing it."""
+        answer = own_row_answer(self._db, state, self._budget)
+        # An exact value (read from the table) can come with no move proved to keep it
+        # within the budget: the moves are searched again with more nodes.
+        budget = self._budget
+        for _ in range(2):
+            if answer.best or not answer.moves:
+                break
+            budget *= 10
+            answer = own_row_answer(self._db, state, budget)
+        if not answer.moves:
+            raise ValueError("no legal move: the game is over")
+        if answer.best:
+            return action(answer.best[0].pit), answer
+        top = max(answer.moves, key=lambda m: (m.low, m.high))
+        return action(top.pit), answer
+
+    def step(self, state) -> int:
+        """The action to play in ``state`` (for the player to move)."""
+        a, _ = self.choose(state)
         if a not in state.legal_actions():
             # Cannot happen while OpenSpiel's oware and the abapa preset agree (tested).
             raise RuntimeError(f"action {a} is not legal in OpenSpiel's state: the rules disagree")

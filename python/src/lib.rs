@@ -9,7 +9,7 @@ use awari::probe::{ProbeError, PvEnd};
 use awari::solve::lean::LeanObserver;
 use awari::solve::{Phase, SolveObserver};
 use awari::store::StoreError;
-use awari::{Board, BoardError, Rules, PITS};
+use awari::{Board, BoardError, Repetition, Rules, Tables, PITS};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::create_exception;
@@ -186,6 +186,40 @@ fn build_error(e: BuildError) -> PyErr {
         | BuildError::Locked { .. }
         | BuildError::ScratchElsewhere { .. } => os_error(&e, None),
     }
+}
+
+/// The kind of tables named as the command line's `--cycles` names it.
+fn tables_of(cycles: &str) -> PyResult<Tables> {
+    match cycles {
+        "share" => Ok(Tables::Values),
+        "bounds" => Ok(Tables::Bounds),
+        "own-row-first" => Ok(Tables::OwnRow(Repetition::First)),
+        "own-row-third" => Ok(Tables::OwnRow(Repetition::Third)),
+        _ => Err(PyValueError::new_err(format!(
+            "cycles must be 'share', 'bounds', 'own-row-first' or 'own-row-third', not {cycles:?}"
+        ))),
+    }
+}
+
+fn repetition_of(name: &str) -> PyResult<Repetition> {
+    match name {
+        "first" => Ok(Repetition::First),
+        "third" => Ok(Repetition::Third),
+        _ => Err(PyValueError::new_err(format!(
+            "repetition must be 'first' or 'third', not {name:?}"
+        ))),
+    }
+}
+
+/// A search budget, checked as the command line checks `--search-budget`: a search of no
+/// node proves nothing.
+fn budget_of(nodes: u64) -> PyResult<u64> {
+    if nodes == 0 {
+        return Err(PyValueError::new_err(
+            "search_budget must be at least 1 node",
+        ));
+    }
+    Ok(nodes)
 }
 
 fn rules_of(name: &str) -> PyResult<Rules> {
@@ -706,6 +740,194 @@ impl Database {
     }
 }
 
+/// A move under the own-row rule: (pit, captured, child, ends by repetition, low, high).
+type OwnRowMoveTuple<'py> = (u8, u8, Bound<'py, PyTuple>, bool, i8, i8);
+
+/// The own-row values and the bounds of one rules preset, probed with a game's history.
+#[pyclass(frozen, module = "awari._awari")]
+struct OwnRowDatabase {
+    inner: awari::BoundsDatabase,
+    repetition: Repetition,
+    /// The folder as given, for `repr`.
+    path: PathBuf,
+}
+
+fn history_of(history: &Bound<'_, PyAny>) -> PyResult<Vec<Board>> {
+    if history.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err(
+            "a history is a sequence of boards, not a string",
+        ));
+    }
+    let items: Vec<Bound<'_, PyAny>> = history
+        .extract()
+        .map_err(|_| PyTypeError::new_err("a history is a sequence of boards"))?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            board_of(b).map_err(|e| {
+                let py = history.py();
+                PyErr::from_type(e.get_type(py), format!("history[{i}]: {}", e.value(py)))
+            })
+        })
+        .collect()
+}
+
+#[pymethods]
+impl OwnRowDatabase {
+    #[new]
+    #[pyo3(signature = (path, rules = "abapa", repetition = "first"))]
+    fn new(py: Python<'_>, path: PathBuf, rules: &str, repetition: &str) -> PyResult<Self> {
+        let rules = rules_of(rules)?;
+        let repetition = repetition_of(repetition)?;
+        let inner = py
+            .detach(|| awari::BoundsDatabase::open(&path, rules))
+            .map_err(store_error)?;
+        Ok(OwnRowDatabase {
+            inner,
+            repetition,
+            path,
+        })
+    }
+
+    #[getter]
+    fn rules(&self) -> &'static str {
+        self.inner.rules().name()
+    }
+
+    #[getter]
+    fn repetition(&self) -> &'static str {
+        self.repetition.name()
+    }
+
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.path.clone()
+    }
+
+    /// The largest n such that own-row layers 0..=n are all present.
+    fn complete_up_to(&self) -> Option<u32> {
+        self.inner.own_row_complete_up_to(self.repetition)
+    }
+
+    /// (low, high, nodes) of the board after the history.
+    fn value(
+        &self,
+        py: Python<'_>,
+        board: &Bound<'_, PyAny>,
+        history: &Bound<'_, PyAny>,
+        budget: u64,
+    ) -> PyResult<(i8, i8, u64)> {
+        let board = board_of(board)?;
+        let history = history_of(history)?;
+        let budget = budget_of(budget)?;
+        let p = py
+            .detach(|| {
+                self.inner
+                    .own_row_value(self.repetition, &board, &history, budget)
+            })
+            .map_err(|e| probe_error(py, e))?;
+        Ok((p.low, p.high, p.nodes))
+    }
+
+    /// ((low, high, nodes), moves as tuples) of the board after the history.
+    fn answer<'py>(
+        &self,
+        py: Python<'py>,
+        board: &Bound<'py, PyAny>,
+        history: &Bound<'py, PyAny>,
+        budget: u64,
+    ) -> PyResult<((i8, i8, u64), Vec<OwnRowMoveTuple<'py>>)> {
+        let board = board_of(board)?;
+        let history = history_of(history)?;
+        let budget = budget_of(budget)?;
+        let a = py
+            .detach(|| {
+                self.inner
+                    .own_row_answer(self.repetition, &board, &history, budget)
+            })
+            .map_err(|e| probe_error(py, e))?;
+        let moves = a
+            .moves
+            .iter()
+            .map(|m| {
+                Ok((
+                    m.pit,
+                    m.captured,
+                    board_tuple(py, &m.child)?,
+                    m.ends_by_repetition,
+                    m.low,
+                    m.high,
+                ))
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok(((a.value.low, a.value.high, a.value.nodes), moves))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "awari.OwnRowDatabase({:?}, rules={:?}, repetition={:?})",
+            self.path.display().to_string(),
+            self.inner.rules().name(),
+            self.repetition.name()
+        )
+    }
+}
+
+/// The board after playing `pits` from `start`, and its history under the own-row rule
+/// (the library's `own_row_history`).
+#[pyfunction]
+#[pyo3(signature = (start, pits, rules = "abapa", repetition = "first"))]
+fn own_row_history<'py>(
+    py: Python<'py>,
+    start: &Bound<'py, PyAny>,
+    pits: Vec<i64>,
+    rules: &str,
+    repetition: &str,
+) -> PyResult<(Bound<'py, PyTuple>, Vec<Bound<'py, PyTuple>>)> {
+    let rules = rules_of(rules)?;
+    let repetition = repetition_of(repetition)?;
+    let start = board_of(start)?;
+    let pits = pits
+        .iter()
+        .enumerate()
+        .map(|(i, &p)| match u8::try_from(p) {
+            Ok(p @ 0..=5) => Ok(p),
+            _ => Err(PyValueError::new_err(format!(
+                "move {}: {p} is not a pit 0..5",
+                i + 1
+            ))),
+        })
+        .collect::<PyResult<Vec<u8>>>()?;
+    // The library's messages number pits 1..6, as the command line does; the package
+    // numbers them 0..5, so an illegal pit is refused here first, in the package's terms.
+    let mut at = start;
+    for (i, &pit) in pits.iter().enumerate() {
+        let moves = rules.legal_moves(&at);
+        if moves.is_empty() {
+            break;
+        }
+        match moves.iter().find(|m| m.pit == pit) {
+            Some(m) => at = m.child,
+            None => {
+                return Err(PyValueError::new_err(format!(
+                    "move {}: pit {pit} is not a legal move",
+                    i + 1
+                )))
+            }
+        }
+    }
+    let (board, history) =
+        awari::own_row_history(rules, repetition, &start, &pits).map_err(|e| probe_error(py, e))?;
+    Ok((
+        board_tuple(py, &board)?,
+        history
+            .iter()
+            .map(|b| board_tuple(py, b))
+            .collect::<PyResult<Vec<_>>>()?,
+    ))
+}
+
 /// The build's observer: a progress bar on stderr (indicatif draws nothing when stderr is
 /// not a terminal) and the stop flag a Ctrl-C sets.
 struct Progress {
@@ -774,7 +996,8 @@ impl BuildObserver for Progress {
 /// Builds the missing layers on a thread of its own while this one waits for Ctrl-C:
 /// Python runs signal handlers only on the main thread, and only when asked.
 #[pyfunction]
-#[pyo3(signature = (path, rules, max_seeds, progress = true, threads = None))]
+#[pyo3(signature = (path, rules, max_seeds, progress = true, threads = None, cycles = "share", search_budget = awari::build::DEFAULT_SEARCH_BUDGET))]
+#[allow(clippy::too_many_arguments)]
 fn build(
     py: Python<'_>,
     path: PathBuf,
@@ -782,9 +1005,13 @@ fn build(
     max_seeds: u32,
     progress: bool,
     threads: Option<usize>,
+    cycles: &str,
+    search_budget: u64,
 ) -> PyResult<Vec<ReportTuple>> {
     let mut opts = BuildOptions::new(path, rules_of(rules)?, max_seeds);
     opts.threads = threads;
+    opts.tables = tables_of(cycles)?;
+    opts.search_budget = budget_of(search_budget)?;
     let observer = Arc::new(Progress::new(progress));
     let worker = {
         let observer = Arc::clone(&observer);
@@ -828,6 +1055,9 @@ fn build(
 fn _awari(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("LayerMissing", m.py().get_type::<LayerMissing>())?;
     m.add_class::<Database>()?;
+    m.add_class::<OwnRowDatabase>()?;
+    m.add("DEFAULT_SEARCH_BUDGET", awari::build::DEFAULT_SEARCH_BUDGET)?;
+    m.add_function(wrap_pyfunction!(own_row_history, m)?)?;
     m.add_function(wrap_pyfunction!(parse_board, m)?)?;
     m.add_function(wrap_pyfunction!(parse_rules, m)?)?;
     m.add_function(wrap_pyfunction!(moves, m)?)?;
