@@ -358,6 +358,40 @@ mod tables {
         );
     }
 
+    /// A probe that ends open says whether a budget could help: a search that is stuck (its
+    /// lines all end at leaves the tables leave open) proves the same with ten times the
+    /// nodes, and one that is not stuck ran out of them.
+    #[test]
+    fn a_stuck_probe_proves_no_more_with_a_larger_budget() {
+        let dir = tempfile::tempdir().unwrap();
+        let (rules, top, r) = (Rules::ABAPA, 6, Repetition::First);
+        let mut opts = BuildOptions::new(dir.path(), rules, top);
+        opts.tables = Tables::Bounds;
+        build(&opts, &awari::Quiet).unwrap();
+        opts.tables = Tables::OwnRow(r);
+        opts.search_budget = 30;
+        build(&opts, &awari::Quiet).unwrap();
+        let db = BoundsDatabase::open(dir.path(), rules).unwrap();
+        let (mut stuck, mut budget) = (0, 0);
+        for pits in boards_of_layer(top).into_iter().step_by(7) {
+            let b = Board::new(pits).unwrap();
+            let p = db.own_row_value(r, &b, &[], 2000).unwrap();
+            if p.exact() {
+                assert!(!p.stuck);
+                continue;
+            }
+            if p.stuck {
+                stuck += 1;
+                let more = db.own_row_value(r, &b, &[], 20_000).unwrap();
+                assert_eq!((more.low, more.high), (p.low, p.high), "{pits:?}");
+            } else {
+                budget += 1;
+                assert_eq!(p.nodes, 2000, "{pits:?}");
+            }
+        }
+        assert!(stuck > 0 && budget > 0, "stuck {stuck}, out of budget {budget}");
+    }
+
     /// The sampled check of the own-row values: a sample at least the layer's size is the
     /// whole check; a smaller one checks that many positions; both find lows planted above
     /// the bounds' high (at every 16th position of the top layer).

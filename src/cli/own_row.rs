@@ -102,6 +102,15 @@ fn print_answer(a: &OwnRowAnswer, budget: u64) {
             v.low,
             v.nodes
         );
+    } else if v.stuck {
+        say!(
+            "value  between {:+} and {:+}   (not proved, whatever the budget: every line left \
+             open ends at a capture or an exit whose own value the tables leave open; {} nodes \
+             searched)",
+            v.low,
+            v.high,
+            v.nodes
+        );
     } else {
         say!(
             "value  between {:+} and {:+}   (not proved within --search-budget {budget}; {} nodes searched)",
@@ -192,6 +201,7 @@ fn answer_json(
         "high": a.value.high,
         "exact": a.value.exact(),
         "nodes": a.value.nodes,
+        "stuck": a.value.stuck,
         "moves": moves,
         "best": best_moves(a).iter().map(|p| p + 1).collect::<Vec<_>>(),
     })

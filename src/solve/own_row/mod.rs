@@ -441,6 +441,11 @@ pub struct Proof {
     pub high: i8,
     /// Nodes searched.
     pub nodes: u64,
+    /// Not exact, and not for want of nodes: every line the search left open ends at a
+    /// leaf whose own interval is open (a capture into a position, or a move out of the
+    /// root's component, that the tables do not know exactly), so a larger budget proves
+    /// nothing more.
+    pub stuck: bool,
 }
 
 impl Proof {
@@ -482,6 +487,7 @@ pub(crate) fn prove<L: search::Leaves>(
         low: r.low as i8,
         high: r.high as i8,
         nodes: r.nodes,
+        stuck: r.ended == search::Ended::Stuck,
     })
 }
 
