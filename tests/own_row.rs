@@ -389,7 +389,10 @@ mod tables {
                 assert_eq!(p.nodes, 2000, "{pits:?}");
             }
         }
-        assert!(stuck > 0 && budget > 0, "stuck {stuck}, out of budget {budget}");
+        assert!(
+            stuck > 0 && budget > 0,
+            "stuck {stuck}, out of budget {budget}"
+        );
     }
 
     /// The sampled check of the own-row values: a sample at least the layer's size is the
