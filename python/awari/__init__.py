@@ -229,13 +229,6 @@ def _history(history: Sequence[BoardLike]) -> List[BoardLike]:
     return list(history)
 
 
-def _best(value: Interval, moves: List[OwnRowMove]) -> List[OwnRowMove]:
-    if value.exact:
-        return [m for m in moves if m.keeps(value.low)]
-    top = max((m.low for m in moves), default=None)
-    return [m for m in moves if m.low == top]
-
-
 def board(board: BoardLike) -> Board:
     """The board as a tuple of 12 ints, checked: ``ValueError`` names what is wrong."""
     return _awari.parse_board(board)
@@ -447,10 +440,9 @@ class OwnRowDatabase:
         history, a quiet move's by a search of its child after the history and ``board``,
         each within ``budget`` nodes) and the best moves, as ``awari probe --cycles
         own-row-...`` answers."""
-        value, moves = self._db.answer(board, _history(history), budget)
-        v = Interval(*value)
+        value, moves, best = self._db.answer(board, _history(history), budget)
         ms = [OwnRowMove(*m) for m in moves]
-        return OwnRowAnswer(v, ms, _best(v, ms))
+        return OwnRowAnswer(Interval(*value), ms, [m for m in ms if m.pit in best])
 
     def moves(
         self,

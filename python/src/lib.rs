@@ -743,6 +743,9 @@ impl Database {
 /// A move under the own-row rule: (pit, captured, child, ends by repetition, low, high).
 type OwnRowMoveTuple<'py> = (u8, u8, Bound<'py, PyTuple>, bool, i8, i8);
 
+/// An answer under the own-row rule: ((low, high, nodes), the moves, the best moves' pits).
+type OwnRowAnswerTuple<'py> = ((i8, i8, u64), Vec<OwnRowMoveTuple<'py>>, Vec<u8>);
+
 /// The own-row values and the bounds of one rules preset, probed with a game's history.
 #[pyclass(frozen, module = "awari._awari")]
 struct OwnRowDatabase {
@@ -771,6 +774,16 @@ fn history_of(history: &Bound<'_, PyAny>) -> PyResult<Vec<Board>> {
             })
         })
         .collect()
+}
+
+/// A board, its history and a search budget, each checked: what every own-row question
+/// takes.
+fn question_of(
+    board: &Bound<'_, PyAny>,
+    history: &Bound<'_, PyAny>,
+    budget: u64,
+) -> PyResult<(Board, Vec<Board>, u64)> {
+    Ok((board_of(board)?, history_of(history)?, budget_of(budget)?))
 }
 
 #[pymethods]
@@ -818,9 +831,7 @@ impl OwnRowDatabase {
         history: &Bound<'_, PyAny>,
         budget: u64,
     ) -> PyResult<(i8, i8, u64)> {
-        let board = board_of(board)?;
-        let history = history_of(history)?;
-        let budget = budget_of(budget)?;
+        let (board, history, budget) = question_of(board, history, budget)?;
         let p = py
             .detach(|| {
                 self.inner
@@ -830,17 +841,16 @@ impl OwnRowDatabase {
         Ok((p.low, p.high, p.nodes))
     }
 
-    /// ((low, high, nodes), moves as tuples) of the board after the history.
+    /// ((low, high, nodes), moves as tuples, the best moves' pits) of the board after the
+    /// history.
     fn answer<'py>(
         &self,
         py: Python<'py>,
         board: &Bound<'py, PyAny>,
         history: &Bound<'py, PyAny>,
         budget: u64,
-    ) -> PyResult<((i8, i8, u64), Vec<OwnRowMoveTuple<'py>>)> {
-        let board = board_of(board)?;
-        let history = history_of(history)?;
-        let budget = budget_of(budget)?;
+    ) -> PyResult<OwnRowAnswerTuple<'py>> {
+        let (board, history, budget) = question_of(board, history, budget)?;
         let a = py
             .detach(|| {
                 self.inner
@@ -861,7 +871,8 @@ impl OwnRowDatabase {
                 ))
             })
             .collect::<PyResult<Vec<_>>>()?;
-        Ok(((a.value.low, a.value.high, a.value.nodes), moves))
+        let best = a.best_moves().iter().map(|m| m.pit).collect();
+        Ok(((a.value.low, a.value.high, a.value.nodes), moves, best))
     }
 
     fn __repr__(&self) -> String {

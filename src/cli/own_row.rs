@@ -137,7 +137,7 @@ fn print_answer(a: &OwnRowAnswer, budget: u64) {
             m.child
         );
     }
-    let best = best_moves(a);
+    let best = a.best_moves();
     if !best.is_empty() {
         let proved = if v.exact() {
             "proved"
@@ -146,27 +146,9 @@ fn print_answer(a: &OwnRowAnswer, budget: u64) {
         };
         say!(
             "best   pit {}   ({proved})",
-            pit_names(best.iter().copied(), ", pit ")
+            pit_names(best.iter().map(|m| m.pit), ", pit ")
         );
     }
-}
-
-/// The moves proved to keep the value when it is exact, else those with the largest low.
-fn best_moves(a: &OwnRowAnswer) -> Vec<u8> {
-    if a.value.exact() {
-        return a
-            .moves
-            .iter()
-            .filter(|m| m.keeps(a.value.low))
-            .map(|m| m.pit)
-            .collect();
-    }
-    let top = a.moves.iter().map(|m| m.low).max();
-    a.moves
-        .iter()
-        .filter(|m| Some(m.low) == top)
-        .map(|m| m.pit)
-        .collect()
 }
 
 fn answer_json(
@@ -203,7 +185,7 @@ fn answer_json(
         "nodes": a.value.nodes,
         "stuck": a.value.stuck,
         "moves": moves,
-        "best": best_moves(a).iter().map(|p| p + 1).collect::<Vec<_>>(),
+        "best": a.best_moves().iter().map(|m| m.pit + 1).collect::<Vec<_>>(),
     })
 }
 

@@ -36,6 +36,27 @@ pub struct OwnRowMove {
     pub high: i8,
 }
 
+impl OwnRowAnswer {
+    /// The best moves, in pit order: those proved to keep the value when it is exact (none
+    /// when no move was proved to keep it within the budget), else those with the largest
+    /// proved low.
+    pub fn best_moves(&self) -> Vec<OwnRowMove> {
+        let v = self.value;
+        let top = self.moves.iter().map(|m| m.low).max();
+        self.moves
+            .iter()
+            .filter(|m| {
+                if v.exact() {
+                    m.keeps(v.low)
+                } else {
+                    Some(m.low) == top
+                }
+            })
+            .copied()
+            .collect()
+    }
+}
+
 impl OwnRowMove {
     /// Whether the move is proved to keep `value` (exact): its interval is `value` alone.
     pub fn keeps(&self, value: i8) -> bool {
