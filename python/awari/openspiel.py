@@ -152,10 +152,7 @@ class PerfectBot(pyspiel.Bot):
         think_seconds: float = 1.0,
     ) -> None:
         pyspiel.Bot.__init__(self)
-        if database.rules != awari.ABAPA:
-            raise ValueError(
-                f"OpenSpiel's oware plays the abapa rules; this database holds '{database.rules}'"
-            )
+        _check_abapa(database)
         if isinstance(above, str) and above not in ("search", "raise"):
             raise ValueError(f"above must be 'search', 'raise' or a pyspiel.Bot, not {above!r}")
         self._db = database
@@ -200,11 +197,22 @@ class PerfectBot(pyspiel.Bot):
     def step(self, state) -> int:
         """The action to play in ``state`` (for the player to move)."""
         pit, _ = self.choose(state)
-        a = action(pit)
-        if a not in state.legal_actions():
-            # Cannot happen while OpenSpiel's oware and the abapa preset agree (tested).
-            raise RuntimeError(f"action {a} is not legal in OpenSpiel's state: the rules disagree")
-        return a
+        return _legal(state, action(pit))
+
+
+def _check_abapa(database) -> None:
+    if database.rules != awari.ABAPA:
+        raise ValueError(
+            f"OpenSpiel's oware plays the abapa rules; this database holds '{database.rules}'"
+        )
+
+
+def _legal(state, a: int) -> int:
+    """``a``, checked against OpenSpiel's legal actions in ``state``."""
+    if a not in state.legal_actions():
+        # Cannot happen while OpenSpiel's oware and the abapa preset agree (tested).
+        raise RuntimeError(f"action {a} is not legal in OpenSpiel's state: the rules disagree")
+    return a
 
 
 def own_row_history(state) -> Tuple[Tuple[int, ...], List[Tuple[int, ...]]]:
@@ -232,10 +240,7 @@ def own_row_history(state) -> Tuple[Tuple[int, ...], List[Tuple[int, ...]]]:
 
 
 def _check_own_row(database: awari.OwnRowDatabase) -> None:
-    if database.rules != awari.ABAPA:
-        raise ValueError(
-            f"OpenSpiel's oware plays the abapa rules; this database holds '{database.rules}'"
-        )
+    _check_abapa(database)
     if database.repetition != "first":
         raise ValueError(
             "OpenSpiel's oware ends the game at the first repetition; this database answers "
@@ -328,7 +333,4 @@ class OwnRowBot(pyspiel.Bot):
     def step(self, state) -> int:
         """The action to play in ``state`` (for the player to move)."""
         a, _ = self.choose(state)
-        if a not in state.legal_actions():
-            # Cannot happen while OpenSpiel's oware and the abapa preset agree (tested).
-            raise RuntimeError(f"action {a} is not legal in OpenSpiel's state: the rules disagree")
-        return a
+        return _legal(state, a)
