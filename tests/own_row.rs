@@ -165,10 +165,48 @@ mod tables {
     use super::*;
     use assert_cmd::Command;
     use awari::build::{build, BuildOptions, Tables};
+    use awari::store::{self, LayerFile, TableKind, WriteOptions};
     use awari::{own_row_history, BoundsDatabase, ProbeError};
 
     fn awari() -> Command {
         Command::cargo_bin("awari").unwrap()
+    }
+
+    /// The bounds of layers `0..=top`, then the own-row values of `r` at `budget` nodes a
+    /// root, into `dir`.
+    fn build_own_row(dir: &std::path::Path, rules: Rules, top: u32, r: Repetition, budget: u64) {
+        let mut opts = BuildOptions::new(dir, rules, top);
+        opts.tables = Tables::Bounds;
+        build(&opts, &awari::Quiet).unwrap();
+        opts.tables = Tables::OwnRow(r);
+        opts.search_budget = budget;
+        build(&opts, &awari::Quiet).unwrap();
+    }
+
+    /// Layer `n`'s table of `kind` under the bounds folder of `dir`, whole.
+    fn read_table(dir: &std::path::Path, rules: Rules, n: u32, kind: TableKind) -> Vec<i8> {
+        let path = store::table_path(&store::bounds_dir(dir), rules, n, kind);
+        LayerFile::open_kind(&path, rules, n, kind)
+            .unwrap()
+            .read_all()
+            .unwrap()
+    }
+
+    /// Replaces layer `n`'s table of `kind` under the bounds folder of `dir` by a sound
+    /// file holding `values` (to plant faults that no checksum catches).
+    fn replace_table(dir: &std::path::Path, rules: Rules, n: u32, kind: TableKind, values: &[i8]) {
+        let root = store::bounds_dir(dir);
+        std::fs::remove_file(store::table_path(&root, rules, n, kind)).unwrap();
+        let bytes: Vec<u8> = values.iter().map(|&v| v as u8).collect();
+        store::write_table(
+            &root,
+            rules,
+            kind,
+            &bytes,
+            store::LayerSummary::from_values(n, values),
+            WriteOptions::default(),
+        )
+        .unwrap();
     }
 
     #[test]
@@ -248,7 +286,6 @@ mod tables {
     #[test]
     fn refine_searches_again_what_was_left_open() {
         use awari::build::BuildError;
-        use awari::store::{self, LayerFile, TableKind, WriteOptions};
         let (rules, top, r) = (Rules::ABAPA, 5, Repetition::First);
         let build_at = |dir: &std::path::Path, budget: u64, refine| {
             let mut opts = BuildOptions::new(dir, rules, top);
@@ -302,35 +339,15 @@ mod tables {
         let planted = tempfile::tempdir().unwrap();
         build_at(planted.path(), 30, None).unwrap();
         let n = open[0];
-        let root = store::bounds_dir(planted.path());
-        let read = |kind| {
-            let path = store::table_path(&root, rules, n, kind);
-            let file = LayerFile::open_kind(&path, rules, n, kind).unwrap();
-            (path, file.read_all().unwrap())
-        };
-        let (low_path, mut low) = read(TableKind::OwnRowLow(r));
-        let (_, high) = read(TableKind::OwnRowHigh(r));
+        let (low_kind, high_kind) = (TableKind::OwnRowLow(r), TableKind::OwnRowHigh(r));
+        let mut low = read_table(planted.path(), rules, n, low_kind);
+        let mut high = read_table(planted.path(), rules, n, high_kind);
         let i = (0..low.len()).find(|&i| low[i] < high[i]).unwrap();
         low[i] = high[i] + 1;
-        let high_path = store::table_path(&root, rules, n, TableKind::OwnRowHigh(r));
-        let (_, mut high) = read(TableKind::OwnRowHigh(r));
         high[i] = low[i] + 1;
-        for (path, kind, values) in [
-            (&low_path, TableKind::OwnRowLow(r), &low),
-            (&high_path, TableKind::OwnRowHigh(r), &high),
-        ] {
-            std::fs::remove_file(path).unwrap();
-            let bytes: Vec<u8> = values.iter().map(|&v| v as u8).collect();
-            store::write_table(
-                &root,
-                rules,
-                kind,
-                &bytes,
-                store::LayerSummary::from_values(n, values),
-                WriteOptions::default(),
-            )
-            .unwrap();
-        }
+        replace_table(planted.path(), rules, n, low_kind, &low);
+        replace_table(planted.path(), rules, n, high_kind, &high);
+        let high_path = store::table_path(&store::bounds_dir(planted.path()), rules, n, high_kind);
         let before = std::fs::read(&high_path).unwrap();
         let e = build_at(planted.path(), 1000, Some(n..=n)).unwrap_err();
         assert!(matches!(e, BuildError::Damaged(_)), "{e}");
@@ -365,12 +382,7 @@ mod tables {
     fn a_stuck_probe_proves_no_more_with_a_larger_budget() {
         let dir = tempfile::tempdir().unwrap();
         let (rules, top, r) = (Rules::ABAPA, 6, Repetition::First);
-        let mut opts = BuildOptions::new(dir.path(), rules, top);
-        opts.tables = Tables::Bounds;
-        build(&opts, &awari::Quiet).unwrap();
-        opts.tables = Tables::OwnRow(r);
-        opts.search_budget = 30;
-        build(&opts, &awari::Quiet).unwrap();
+        build_own_row(dir.path(), rules, top, r, 30);
         let db = BoundsDatabase::open(dir.path(), rules).unwrap();
         let (mut stuck, mut budget) = (0, 0);
         for pits in boards_of_layer(top).into_iter().step_by(7) {
@@ -400,15 +412,9 @@ mod tables {
     /// the bounds' high (at every 16th position of the top layer).
     #[test]
     fn a_sampled_own_row_check_is_the_whole_one_or_finds_planted_faults() {
-        use awari::store::{self, LayerFile, TableKind, WriteOptions};
         let dir = tempfile::tempdir().unwrap();
         let (rules, top, r) = (Rules::ABAPA, 6, Repetition::First);
-        let mut opts = BuildOptions::new(dir.path(), rules, top);
-        opts.tables = Tables::Bounds;
-        build(&opts, &awari::Quiet).unwrap();
-        opts.tables = Tables::OwnRow(r);
-        opts.search_budget = 1000;
-        build(&opts, &awari::Quiet).unwrap();
+        build_own_row(dir.path(), rules, top, r, 1000);
         let db = BoundsDatabase::open(dir.path(), rules).unwrap();
         let size = index::size(top);
         let whole = db.check_own_row(r, top).unwrap().unwrap();
@@ -421,12 +427,7 @@ mod tables {
         assert_eq!((half.positions, half.faults), (size / 2, 0));
         assert!(half.exact <= whole.exact);
 
-        let root = store::bounds_dir(dir.path());
-        let path = store::table_path(&root, rules, top, TableKind::OwnRowLow(r));
-        let mut low = LayerFile::open_kind(&path, rules, top, TableKind::OwnRowLow(r))
-            .unwrap()
-            .read_all()
-            .unwrap();
+        let mut low = read_table(dir.path(), rules, top, TableKind::OwnRowLow(r));
         let bounds_high = db.layer(top).unwrap().1.read_all().unwrap();
         let mut planted = 0;
         for i in (0..low.len()).step_by(16) {
@@ -436,17 +437,7 @@ mod tables {
             }
         }
         assert!(planted > 50, "{planted}");
-        std::fs::remove_file(&path).unwrap();
-        let bytes: Vec<u8> = low.iter().map(|&v| v as u8).collect();
-        store::write_table(
-            &root,
-            rules,
-            TableKind::OwnRowLow(r),
-            &bytes,
-            store::LayerSummary::from_values(top, &low),
-            WriteOptions::default(),
-        )
-        .unwrap();
+        replace_table(dir.path(), rules, top, TableKind::OwnRowLow(r), &low);
         let db = BoundsDatabase::open(dir.path(), rules).unwrap();
         let whole = db.check_own_row(r, top).unwrap().unwrap();
         assert!(whole.faults >= planted, "{} < {planted}", whole.faults);
