@@ -23,10 +23,10 @@ pub fn bounds_memory_needed(n: u32) -> u64 {
     2 * lower + 36 * index::size(n)
 }
 
-/// Working memory of the own-row solver: the bounds solver's, a second copy of the
-/// layer's pair (the memoryless bounds beside the values being narrowed), and the
-/// components (a number, a member entry, a visit order and a low link per position: 16
-/// bytes, 18 with the pair).
+/// Working memory of the own-row solver, its searches' trees aside (the build counts one a
+/// thread): the bounds solver's, a second copy of the layer's pair (the memoryless bounds
+/// beside the values being narrowed), and the components (a number, a member entry, a visit
+/// order and a low link per position: 16 bytes, 18 with the pair).
 pub fn own_row_memory_needed(n: u32) -> u64 {
     bounds_memory_needed(n) + 18 * index::size(n)
 }
@@ -97,10 +97,19 @@ pub(super) fn build(
         });
     }
     let folder = store::rules_dir(&root, opts.rules);
-    let need = if kind.own_row.is_some() {
-        own_row_memory_needed
+    // The own-row searches hold one proof tree a thread, as large as the budget allows.
+    let trees = if kind.own_row.is_some() {
+        let threads = opts.threads.unwrap_or_else(rayon::current_num_threads) as u64;
+        threads * own_row::search::tree_bytes(opts.search_budget)
     } else {
-        bounds_memory_needed
+        0
+    };
+    let need = |n| {
+        if kind.own_row.is_some() {
+            own_row_memory_needed(n) + trees
+        } else {
+            bounds_memory_needed(n)
+        }
     };
     let (pool, _lock) = super::prepare(opts, need, &folder)?;
     let mut pairs = Pairs {

@@ -139,7 +139,7 @@ pub(crate) struct Search<'a, L: Leaves> {
     /// Threshold searches whose root could be neither proved nor disproved: every line
     /// ended at a leaf whose interval straddles the threshold.
     pub(crate) stuck: u32,
-    /// Whether a tree reached [`TREE_LIMIT`].
+    /// Whether a tree reached [`tree_limit`].
     pub(crate) tree_full: bool,
     /// Leaves whose interval straddled the threshold, so that neither they nor a node
     /// all of whose lines end at such leaves can be decided: captures, and moves out of the
@@ -406,11 +406,26 @@ impl<'a, L: Leaves> Search<'a, L> {
 /// Proof and disproof numbers: "no way to prove (or disprove) this", and where sums stop.
 const INF: u32 = u32::MAX / 2;
 
-/// The most nodes a proof-number tree holds (32 bytes each, 512 MiB; one tree a search, so
-/// one a thread in a build): past it the search stops as if out of budget. A search expands
-/// up to its budget and adds at most 6 nodes an expansion, so a budget up to 2.8 M never
-/// reaches it.
-const TREE_LIMIT: usize = 1 << 24;
+/// The most nodes a proof-number tree may hold (32 bytes each: 4 GiB; one tree a search, so
+/// one a thread in a build): past it the search stops as if out of budget.
+const TREE_MAX: usize = 1 << 27;
+
+/// The most nodes a tree of a search allowed `budget` expansions holds: an expansion adds
+/// at most 6, so a tree never needs more than `6 · budget + 1`; capped by [`TREE_MAX`]
+/// (budgets above 22 M expansions a root).
+pub(crate) fn tree_limit(budget: u64) -> usize {
+    usize::try_from(budget)
+        .unwrap_or(usize::MAX)
+        .saturating_mul(6)
+        .saturating_add(7)
+        .min(TREE_MAX)
+}
+
+/// The memory one search's tree may take at `budget` (the vector grows by doubling, so up
+/// to the next power of two of [`tree_limit`] nodes): what a build counts a thread.
+pub(crate) fn tree_bytes(budget: u64) -> u64 {
+    32 * tree_limit(budget).next_power_of_two() as u64
+}
 
 /// A position of the proof-number tree (32 bytes): one line from the root (the tree does not merge
 /// transpositions, since what a position is worth depends on the line that reached it).
@@ -459,6 +474,7 @@ impl<'a, L: Leaves> Search<'a, L> {
         // most proving node then still lies below the first node left unchanged (Allis's
         // current-node enhancement), so the next descent starts there.
         let mut line: Vec<usize> = Vec::new();
+        let limit = tree_limit(self.budget);
         let r = loop {
             let top = tree[0];
             if top.pn == 0 {
@@ -471,8 +487,8 @@ impl<'a, L: Leaves> Search<'a, L> {
                 self.stuck += 1;
                 break Ok(Tri::Unknown);
             }
-            if self.nodes >= self.budget || tree.len() + 6 > TREE_LIMIT {
-                self.tree_full |= tree.len() + 6 > TREE_LIMIT;
+            if self.nodes >= self.budget || tree.len() + 6 > limit {
+                self.tree_full |= tree.len() + 6 > limit;
                 self.out_of_budget = true;
                 break Ok(Tri::Unknown);
             }
@@ -643,7 +659,7 @@ pub(crate) enum Ended {
     Exact,
     /// Out of its node budget.
     Budget,
-    /// A tree reached [`TREE_LIMIT`].
+    /// A tree reached [`tree_limit`].
     TreeLimit,
     /// Every threshold left was stuck: its lines all end at leaves whose intervals straddle
     /// it.
@@ -704,5 +720,14 @@ mod tests {
     #[test]
     fn a_tree_node_is_32_bytes() {
         assert_eq!(std::mem::size_of::<super::PnNode>(), 32);
+    }
+
+    #[test]
+    fn a_tree_has_room_for_its_budget_up_to_its_cap() {
+        use super::{tree_bytes, tree_limit, TREE_MAX};
+        assert_eq!(tree_limit(1_000_000), 6_000_007);
+        assert_eq!(tree_bytes(1_000_000), 32 << 23);
+        assert_eq!(tree_limit(u64::MAX), TREE_MAX);
+        assert_eq!(tree_bytes(u64::MAX), 4 << 30);
     }
 }
