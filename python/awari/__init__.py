@@ -180,6 +180,10 @@ class Interval(NamedTuple):
     """And at most this."""
     nodes: int
     """Search nodes the proof took."""
+    stuck: bool = False
+    """When not exact: whether no budget would prove more, because every line left open
+    ends at a capture or an exit whose own value the tables leave open (build or refine
+    the layers below instead of raising the budget)."""
 
     @property
     def exact(self) -> bool:

@@ -743,8 +743,9 @@ impl Database {
 /// A move under the own-row rule: (pit, captured, child, ends by repetition, low, high).
 type OwnRowMoveTuple<'py> = (u8, u8, Bound<'py, PyTuple>, bool, i8, i8);
 
-/// An answer under the own-row rule: ((low, high, nodes), the moves, the best moves' pits).
-type OwnRowAnswerTuple<'py> = ((i8, i8, u64), Vec<OwnRowMoveTuple<'py>>, Vec<u8>);
+/// An answer under the own-row rule: ((low, high, nodes, stuck), the moves, the best moves'
+/// pits).
+type OwnRowAnswerTuple<'py> = ((i8, i8, u64, bool), Vec<OwnRowMoveTuple<'py>>, Vec<u8>);
 
 /// The own-row values and the bounds of one rules preset, probed with a game's history.
 #[pyclass(frozen, module = "awari._awari")]
@@ -823,14 +824,14 @@ impl OwnRowDatabase {
         self.inner.own_row_complete_up_to(self.repetition)
     }
 
-    /// (low, high, nodes) of the board after the history.
+    /// (low, high, nodes, stuck) of the board after the history.
     fn value(
         &self,
         py: Python<'_>,
         board: &Bound<'_, PyAny>,
         history: &Bound<'_, PyAny>,
         budget: u64,
-    ) -> PyResult<(i8, i8, u64)> {
+    ) -> PyResult<(i8, i8, u64, bool)> {
         let (board, history, budget) = question_of(board, history, budget)?;
         let p = py
             .detach(|| {
@@ -838,10 +839,10 @@ impl OwnRowDatabase {
                     .own_row_value(self.repetition, &board, &history, budget)
             })
             .map_err(|e| probe_error(py, e))?;
-        Ok((p.low, p.high, p.nodes))
+        Ok((p.low, p.high, p.nodes, p.stuck))
     }
 
-    /// ((low, high, nodes), moves as tuples, the best moves' pits) of the board after the
+    /// ((low, high, nodes, stuck), moves as tuples, the best moves' pits) of the board after the
     /// history.
     fn answer<'py>(
         &self,
@@ -872,7 +873,11 @@ impl OwnRowDatabase {
             })
             .collect::<PyResult<Vec<_>>>()?;
         let best = a.best_moves().iter().map(|m| m.pit).collect();
-        Ok(((a.value.low, a.value.high, a.value.nodes), moves, best))
+        Ok((
+            (a.value.low, a.value.high, a.value.nodes, a.value.stuck),
+            moves,
+            best,
+        ))
     }
 
     fn __repr__(&self) -> String {

@@ -117,8 +117,8 @@ def test_answers_equal_the_cli(cli, own_row_dir, repetition):
         a = db.answer(board, history, budget)
         assert awari.board(got["board"]) == board
         assert got["history"] == len(history)
-        assert (got["low"], got["high"], got["exact"], got["nodes"]) == (
-            a.value.low, a.value.high, a.value.exact, a.value.nodes)
+        assert (got["low"], got["high"], got["exact"], got["nodes"], got["stuck"]) == (
+            a.value.low, a.value.high, a.value.exact, a.value.nodes, a.value.stuck)
         assert [(m["pit"] - 1, m["captured"], m["low"], m["high"], m["ends_by_repetition"],
                  awari.board(m["child"])) for m in got["moves"]] == [
             (m.pit, m.captured, m.low, m.high, m.ends_by_repetition, m.child) for m in a.moves]

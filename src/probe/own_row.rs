@@ -7,6 +7,7 @@ use crate::board::{from_bits, Board};
 use crate::rules::{Repetition, Rules, Turn};
 use crate::solve::own_row::search::{own_row_bits, InLayer, Leaves};
 use crate::solve::own_row::{self, Proof};
+use rayon::prelude::*;
 
 /// A position under the own-row rule with the value proved for its mover, and every legal
 /// move with the interval proved for it.
@@ -287,13 +288,17 @@ pub struct OwnRowLayerCheck {
     pub first_fault: Option<String>,
 }
 
+/// Positions of a layer one thread of [`BoundsDatabase::check_own_row`] checks at a time.
+const CHECK_RUN: u64 = 1 << 16;
+
 impl BoundsDatabase {
     /// Reads layer `seeds` of the own-row values whole (every block's checksum) and checks
     /// what holds whatever the history: `low ≤ high`, both within the bounds (when the
     /// bounds layer is there), a finished game's value, a position whose every move
     /// captures (its pair is the best over its captures of the children's pairs), and that
     /// no capture proves more than the high end. The lower layers are read as needed.
-    /// `None` when the layer is not built.
+    /// `None` when the layer is not built. The positions are checked in parallel, on the
+    /// rayon pool of the caller.
     ///
     /// # Errors
     ///
@@ -324,19 +329,36 @@ impl BoundsDatabase {
             faults: 0,
             first_fault: None,
         };
-        for (i, board) in crate::index::walk(seeds, 0, low.len() as u64) {
-            let i = i as usize;
-            let (l, h) = (low[i], high[i]);
-            let fault = local_fault(
-                self.rules(),
-                &board,
-                (l, h),
-                &leaves,
-                bounds.as_ref().map(|(bl, bh)| (bl[i], bh[i])),
-            )?;
-            if let Some(why) = fault {
-                check.faults += 1;
-                check.first_fault.get_or_insert(format!("{board}: {why}"));
+        // The positions in runs checked in parallel, the runs' results taken in order so
+        // that the first fault named is the first in the layer, however the threads ran.
+        let runs: Vec<_> = (0..check.positions)
+            .step_by(CHECK_RUN as usize)
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .map(|start| {
+                let end = (start + CHECK_RUN).min(check.positions);
+                let mut faults = (0u64, None);
+                for (i, board) in crate::index::walk(seeds, start, end) {
+                    let i = i as usize;
+                    let fault = local_fault(
+                        self.rules(),
+                        &board,
+                        (low[i], high[i]),
+                        &leaves,
+                        bounds.as_ref().map(|(bl, bh)| (bl[i], bh[i])),
+                    )?;
+                    if let Some(why) = fault {
+                        faults.0 += 1;
+                        faults.1.get_or_insert(format!("{board}: {why}"));
+                    }
+                }
+                Ok(faults)
+            })
+            .collect::<Result<_, ProbeError>>()?;
+        for (faults, first) in runs {
+            check.faults += faults;
+            if check.first_fault.is_none() {
+                check.first_fault = first;
             }
         }
         Ok(Some(check))
