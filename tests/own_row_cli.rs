@@ -279,9 +279,12 @@ fn play_answers_with_a_best_move_and_ends_on_the_repetition() {
         .lines()
         .filter(|l| l.starts_with("north plays"))
         .collect();
-    assert!(!said.is_empty(), "{out}");
-    let mut north = 0;
-    for (i, &pit) in record.moves.iter().enumerate().filter(|(i, _)| i % 2 == 1) {
+    assert!(
+        !said.is_empty() && said.len() == record.moves.len() / 2,
+        "{out}"
+    );
+    let north = record.moves.iter().enumerate().filter(|(i, _)| i % 2 == 1);
+    for (said, (i, &pit)) in said.iter().zip(north) {
         let pits: Vec<u8> = record.moves[..i].iter().map(|p| p + 1).collect();
         let p = probe(CAPTURING, &pits);
         // A best move; when none is proved to keep an exact value, the largest low.
@@ -294,8 +297,7 @@ fn play_answers_with_a_best_move_and_ends_on_the_repetition() {
             "move {}: {p}",
             i + 1
         );
-        assert!(said[north].starts_with(&format!("north plays {}", pit + 1)));
-        north += 1;
+        assert!(said.starts_with(&format!("north plays {}", pit + 1)));
     }
 
     // One seed a side: South's six moves and North's answers bring the start back.

@@ -10,7 +10,8 @@
 //!   `own-row-third`) — under the own-row rule, the position after `moves` (pits 1..6, by
 //!   spaces or commas; none by default) with their history: what `probe --cycles
 //!   own-row-first --json --moves` says, proved within `budget=N` search nodes (default
-//!   [`DEFAULT_BUDGET`], at most [`MAX_BUDGET`]: a request's search is bounded by it).
+//!   [`DEFAULT_BUDGET`], at most [`MAX_BUDGET`]: that cap, not the client's going away,
+//!   bounds such a search).
 //! * `GET /api/game?game=TEXT` — replays a game in the move-list format ([`awari::game`]):
 //!   the record, the pits as the page shows them, captures, the end of the game if reached,
 //!   and the analysis of the current position.

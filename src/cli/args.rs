@@ -335,7 +335,8 @@ pub enum Command {
     },
     /// The Awari Oracle in a local web page: play against the computer at five levels, see
     /// the value of every move, edit positions. Also a JSON API (see the README). It
-    /// answers from the values.
+    /// answers from the values, and /api/position and the page also under the own-row rule
+    /// (cycles=own-row-first or own-row-third, with the moves played since the start).
     Serve {
         /// Database folder (one subfolder per rules preset).
         #[arg(long, default_value = "data/db")]
