@@ -406,3 +406,76 @@ fn the_api_answers_what_probe_answers_under_the_own_row_rule() {
         "{error}"
     );
 }
+
+/// The page as headless Chromium leaves it after its requests: `--dump-dom`.
+fn page(server: &Server, query: &str) -> String {
+    let out = std::process::Command::new(common::chromium_path())
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--virtual-time-budget=10000",
+        ])
+        .arg("--dump-dom")
+        .arg(format!("http://{}/?{query}", server.addr))
+        .stderr(Stdio::null())
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+#[ignore = "needs headless Chromium; run with --ignored (.ci/run does)"]
+fn the_page_shows_the_own_row_values_with_the_history() {
+    let server = Server::start();
+    // North to move after three moves: an exact value, and moves proved only to intervals.
+    let moves = [1, 1, 2];
+    let p = probe(CAPTURING, &moves);
+    let dom = page(
+        &server,
+        &format!(
+            "rules=abapa&board={}&moves=1+1+2&computer=none&cycles=own-row-first",
+            CAPTURING.replace(' ', "+")
+        ),
+    );
+    let sign = |v: &Value| format!("{:+}", v.as_i64().unwrap()).replace("+0", "0");
+    let value = match p["exact"] == true {
+        true => sign(&p["low"]),
+        false => format!("between {} and {}", sign(&p["low"]), sign(&p["high"])),
+    };
+    assert!(
+        dom.contains(&format!("own row (first repetition): value {value} (")),
+        "{value}: {dom}"
+    );
+    for m in p["moves"].as_array().unwrap() {
+        let pit = m["pit"].as_i64().unwrap() - 1 + 6;
+        let label = match m["exact"] == true {
+            true => sign(&m["low"]),
+            false => format!("{}..{}", sign(&m["low"]), sign(&m["high"])),
+        };
+        let best = p["best"].as_array().unwrap().contains(&m["pit"]);
+        let class = if best { "val best" } else { "val worse" };
+        let cell = format!("class=\"{class}\" id=\"val-{pit}\"");
+        let at = dom.find(&cell).unwrap_or_else(|| panic!("{cell}: {dom}"));
+        let shown = dom[at..]
+            .split('>')
+            .nth(1)
+            .unwrap()
+            .split('<')
+            .next()
+            .unwrap();
+        assert_eq!(shown, label, "pit {pit}");
+    }
+    // The start comes back: the game is over, each side keeping its row.
+    let dom = page(
+        &server,
+        &format!(
+            "rules=abapa&board={}&moves=2+2+3+3+4+4+5+5+6+6+1+1&computer=none&cycles=own-row-first",
+            CIRCLING.replace(' ', "+")
+        ),
+    );
+    assert!(
+        dom.contains("Game over: this position occurs for the 2nd time since the last capture"),
+        "{dom}"
+    );
+}
