@@ -9,10 +9,10 @@ use super::args::TableArgs;
 use super::output::say;
 use super::own_row::{answer_json, budget, interval, parse_pits, repetition, why_open};
 use super::text::{parse_board, pit_name};
-use anyhow::{anyhow, bail, Result};
+use anyhow::{bail, Result};
 use awari::game::{GameRecord, Side};
+use awari::Turn;
 use awari::{own_row_history, Board, BoundsDatabase, OwnRowAnswer, OwnRowMove, Repetition};
-use awari::{Rules, Turn};
 use serde_json::{json, Value};
 
 /// The position after `pits` from `start` and its history.
@@ -303,7 +303,8 @@ fn ending(record: &GameRecord, rows: &[Judged], end: &End, r: Repetition) -> (St
 pub fn analyze(tables: &TableArgs, record: &GameRecord, json_out: bool) -> Result<bool> {
     let r = repetition(tables);
     let budget = budget(tables)?;
-    let db = open_for(tables, record.rules)?;
+    // The record may name its own rules.
+    let db = BoundsDatabase::open(&tables.db.db, record.rules)?;
     let (rows, end) = judge_all(&db, r, record, budget)?;
     let mut lost = [0i64; 2];
     for row in &rows {
@@ -360,9 +361,4 @@ pub fn analyze(tables: &TableArgs, record: &GameRecord, json_out: bool) -> Resul
     );
     say!("{text}");
     Ok(true)
-}
-
-/// The tables of `rules` (a game record may name its rules), under the folder of `tables`.
-pub fn open_for(tables: &TableArgs, rules: Rules) -> Result<BoundsDatabase> {
-    BoundsDatabase::open(&tables.db.db, rules).map_err(|e| anyhow!(e))
 }
