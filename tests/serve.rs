@@ -344,25 +344,6 @@ struct Browser {
     _profile: tempfile::TempDir,
 }
 
-/// Headless Chromium: `AWARI_CHROMIUM`, else Debian's. The browser tests are ignored by a
-/// plain `cargo test` (`.ci/run` installs Chromium and runs them with `--ignored`); asked
-/// for without a browser, they fail saying so rather than pass having checked nothing.
-fn chromium_path() -> PathBuf {
-    if let Some(p) = std::env::var_os("AWARI_CHROMIUM") {
-        return PathBuf::from(p);
-    }
-    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
-        .iter()
-        .map(PathBuf::from)
-        .find(|p| p.exists())
-        .unwrap_or_else(|| {
-            panic!(
-                "this test needs headless Chromium: apt-get install chromium, or set \
-                 AWARI_CHROMIUM to its path"
-            )
-        })
-}
-
 impl Browser {
     fn launch(path: &Path) -> Browser {
         let profile = tempfile::tempdir().unwrap();
@@ -485,7 +466,7 @@ impl Drop for Browser {
 #[test]
 #[ignore = "needs headless Chromium; run with --ignored (.ci/run does)"]
 fn the_page_in_a_real_browser_shows_values_and_the_computer_answers() {
-    let chromium = chromium_path();
+    let chromium = common::chromium_path();
     let server = Server::start();
     let db = Database::open(db_dir(), Rules::AWARI).unwrap();
     let board: Board = "2 1 0 3 1 1 1 2 0 1 0 0".parse().unwrap();
@@ -691,7 +672,7 @@ fn analyze_judges_every_move_against_the_tables() {
 #[test]
 #[ignore = "needs headless Chromium; run with --ignored (.ci/run does)"]
 fn the_page_edits_positions_undoes_and_loads_move_lists() {
-    let chromium = chromium_path();
+    let chromium = common::chromium_path();
     let server = Server::start();
     let db = Database::open(db_dir(), Rules::AWARI).unwrap();
     let board: Board = "2 1 0 3 1 1 1 2 0 1 0 0".parse().unwrap();

@@ -1,20 +1,25 @@
-//! `awari analyze`: every move of a game judged against the values.
+//! `awari analyze`: every move of a game judged against the values (under the own-row
+//! rule: `own_row_game`).
 
-use super::args::DbArgs;
+use super::args::{Cycles, TableArgs};
 use super::input::read_game;
 use super::json::analysis_json;
 use super::oracle::Oracle;
 use super::output::{say, shown};
 use super::text::check_think;
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use awari::game::{Game, GameRecord};
 use serde_json::{json, Value};
 use std::path::Path;
 
 /// Runs `analyze`: replays a game and judges every move: the value before it, the value of
 /// the move played, the best moves and the seeds the move gave away.
-pub fn run(db: &DbArgs, file: Option<&Path>, think_ms: u64, json_out: bool) -> Result<bool> {
+pub fn run(tables: &TableArgs, file: Option<&Path>, think_ms: u64, json_out: bool) -> Result<bool> {
     let think = check_think(think_ms)?;
+    if tables.cycles == Cycles::Bounds {
+        bail!("analyze judges by values: the bounds give no value with a game's history; use --cycles own-row-first or own-row-third for the own-row rule");
+    }
+    let db = &tables.db;
     let text = match file {
         Some(p) if p != Path::new("-") => {
             let name = shown(&p.display().to_string());
@@ -24,6 +29,9 @@ pub fn run(db: &DbArgs, file: Option<&Path>, think_ms: u64, json_out: bool) -> R
         _ => read_game(std::io::stdin().lock(), "stdin")?,
     };
     let record = GameRecord::parse(&text, db.rules)?;
+    if tables.cycles != Cycles::Share {
+        return super::own_row_game::analyze(tables, &record, json_out);
+    }
     // Checks every move (and names a bad one) before any analysis.
     let end_game = record.replay()?;
     let oracle = Oracle::open(&db.db, think)?;

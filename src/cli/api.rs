@@ -6,6 +6,12 @@
 //!   `/?rules=R&board=B` opens it at that position.
 //! * `GET /api/position?rules=R&board=B` — the fields of `probe --json` plus `exact`,
 //!   `depth` (plies searched, 0 for a table lookup), `nodes` and `ms`.
+//! * `GET /api/position?rules=R&board=B&cycles=own-row-first&moves=1,4,2` (or
+//!   `own-row-third`) — under the own-row rule, the position after `moves` (pits 1..6, by
+//!   spaces or commas; none by default) with their history: what `probe --cycles
+//!   own-row-first --json --moves` says, proved within `budget=N` search nodes (default
+//!   [`DEFAULT_BUDGET`], at most [`MAX_BUDGET`]: that cap, not the client's going away,
+//!   bounds such a search).
 //! * `GET /api/game?game=TEXT` — replays a game in the move-list format ([`awari::game`]):
 //!   the record, the pits as the page shows them, captures, the end of the game if reached,
 //!   and the analysis of the current position.
@@ -15,8 +21,10 @@
 //!
 //! Bad input gets HTTP 400 and `{"error": "<one line>"}`; a failure of the server (a
 //! damaged table) gets a 500 whose message names no local path, and the whole error goes to
-//! the server's stderr. `cycles=` anything but `share` (the bounds) is refused with a
-//! 400: the API serves the values only.
+//! the server's stderr. Of the other tables only the own-row values are served, and only
+//! by `/api/position`: `cycles=bounds` (whose pair is no value of a game) and any
+//! `cycles=` but `share` on the other routes are refused with a 400, as is `moves=` or
+//! `budget=` without an own-row `cycles`.
 
 use super::json::{analysis_json, outcome_json};
 use super::oracle::Oracle;
@@ -24,13 +32,18 @@ use super::output::{error_line, shown, tell};
 use anyhow::Result;
 use awari::game::{Game, GameRecord, Side};
 use awari::search::{self, Analysis, Level, Rng};
-use awari::{Board, Rules};
+use awari::{own_row_history, Board, ProbeError, Repetition, Rules};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::AtomicBool;
 
 const PAGE: &str = include_str!("oracle.html");
+
+/// The own-row search budget of a request that names none.
+pub const DEFAULT_BUDGET: u64 = 100_000;
+/// The largest a request may ask: one request's search stays within seconds.
+pub const MAX_BUDGET: u64 = 1_000_000;
 
 /// A request refused for its input (HTTP 400), as opposed to a failure of the server.
 #[derive(Debug)]
@@ -234,29 +247,105 @@ fn move_json(
     })
 }
 
+/// The own-row rule a request asks for with `cycles=`: `None` for the values. A request
+/// for the bounds, or for the own-row values anywhere but `/api/position`, must not get a
+/// value in their place.
+fn cycles_param(path: &str, params: &HashMap<String, String>) -> Result<Option<Repetition>> {
+    let r = match params.get("cycles").map(String::as_str) {
+        None | Some("share") => None,
+        Some("own-row-first") if path == "/api/position" => Some(Repetition::First),
+        Some("own-row-third") if path == "/api/position" => Some(Repetition::Third),
+        Some(other) => {
+            return Err(bad(format!(
+                "cycles={} is not served here: the API answers from the values (cycles=share), and /api/position also under the own-row rule (cycles=own-row-first or own-row-third); the bounds are in: awari probe --cycles bounds",
+                shown(other)
+            )))
+        }
+    };
+    if r.is_none() {
+        if let Some(k) = ["moves", "budget"]
+            .into_iter()
+            .find(|k| params.contains_key(*k))
+        {
+            return Err(bad(format!(
+                "'{k}' is for the own-row rule (cycles=own-row-first or own-row-third)"
+            )));
+        }
+    }
+    Ok(r)
+}
+
+fn budget_param(params: &HashMap<String, String>) -> Result<u64> {
+    let Some(text) = params.get("budget") else {
+        return Ok(DEFAULT_BUDGET);
+    };
+    match text.trim().parse::<u64>() {
+        Ok(n @ 1..=MAX_BUDGET) => Ok(n),
+        _ => Err(bad(format!(
+            "bad budget '{}': search nodes 1 to {MAX_BUDGET}",
+            shown(text)
+        ))),
+    }
+}
+
+/// `/api/position` under the own-row rule: `probe --cycles own-row-* --json`'s answer.
+/// A layer not built is the request's (a 400 naming the layer, not the server's folder);
+/// a table that cannot be read, the server's (500).
+fn own_row_json(oracle: &Oracle, r: Repetition, params: &HashMap<String, String>) -> Result<Value> {
+    let rules = rules_param(params)?;
+    let start = board_param(params)?;
+    let pits = match params.get("moves") {
+        Some(text) => super::own_row::parse_pits(text, "moves").map_err(|e| bad(error_line(&e)))?,
+        None => Vec::new(),
+    };
+    let budget = budget_param(params)?;
+    let db = oracle.own_row(rules)?;
+    let asked = |e: ProbeError| {
+        match e {
+        ProbeError::LayerMissing {
+            tables,
+            seeds,
+            rules,
+            ..
+        } => bad(format!(
+            "{} {seeds} of rules '{rules}' is not built on this server (awari build{} --rules {rules} --max-seeds {seeds})",
+            tables.layer_name(),
+            super::args::Cycles::option_for(tables)
+        )),
+        ProbeError::History(why) => bad(format!("moves: {why}")),
+        other => anyhow::Error::new(other),
+    }
+    };
+    let (board, history) = own_row_history(rules, r, &start, &pits).map_err(asked)?;
+    let a = db
+        .own_row_answer(r, &board, &history, budget)
+        .map_err(asked)?;
+    Ok(super::own_row::answer_json(
+        &db,
+        r,
+        &board,
+        history.len(),
+        &a,
+    ))
+}
+
 /// The answer to `url`; a search it starts stops once `stop` is set (the client gone).
 pub fn handle(oracle: &Oracle, url: &str, stop: &AtomicBool) -> Result<Reply> {
     let (path, params) = query(url)?;
-    if path.starts_with("/api/") {
-        // The API answers from the values; a request for the bounds must not get a value
-        // in their place.
-        match params.get("cycles").map(String::as_str) {
-            None | Some("share") => {}
-            Some(other) => {
-                return Err(bad(format!(
-                    "cycles={} is not served by the API, which answers from the values (cycles=share); the bounds are in: awari probe --cycles bounds",
-                    shown(other)
-                )))
-            }
-        }
-    }
+    let own_row = match path.starts_with("/api/") {
+        true => cycles_param(&path, &params)?,
+        false => None,
+    };
     let body = match path.as_str() {
         "/" | "/index.html" => return Ok((200, "text/html; charset=utf-8", PAGE.to_string())),
-        "/api/position" => {
-            let rules = rules_param(&params)?;
-            let board = board_param(&params)?;
-            analysis_json(rules, &analyse(oracle, rules, &board, stop)?)
-        }
+        "/api/position" => match own_row {
+            Some(r) => own_row_json(oracle, r, &params)?,
+            None => {
+                let rules = rules_param(&params)?;
+                let board = board_param(&params)?;
+                analysis_json(rules, &analyse(oracle, rules, &board, stop)?)
+            }
+        },
         "/api/game" => {
             let (record, game) = game_param(&params)?;
             game_json(oracle, &record, &game, stop)?

@@ -118,7 +118,7 @@ pub struct TableArgs {
     #[arg(long, value_enum, default_value = "share")]
     pub cycles: Cycles,
     /// Nodes a proof search of the own-row values may visit: per position in a build, per
-    /// position and per move in probe and start. Own-row values only.
+    /// position and per move in probe, start, pv, analyze and play. Own-row values only.
     #[arg(long, value_name = "NODES", default_value_t = awari::build::DEFAULT_SEARCH_BUDGET)]
     pub search_budget: u64,
 }
@@ -271,7 +271,8 @@ pub enum Command {
         batch: bool,
     },
     /// The principal variation from a board: best moves until the game ends or a position
-    /// repeats. Among equal moves the winner takes the fastest way to its capture and the
+    /// repeats (own-row values: the first best move proved with the line's history, until
+    /// the value is not proved). Among equal moves the winner takes the fastest way to its capture and the
     /// loser the slowest (by the stored distances), then the lowest pit (of the bounds:
     /// the largest low, then the largest high, then the lowest pit).
     Pv {
@@ -279,6 +280,10 @@ pub enum Command {
         tables: TableArgs,
         #[arg(allow_hyphen_values = true)]
         board: String,
+        /// Own-row values: the moves played from the board before the line starts (pits
+        /// 1..6, e.g. "3 1 6 2"), which give its history, as probe's --moves.
+        #[arg(long, value_name = "PITS")]
+        moves: Option<String>,
         /// Stop after this many moves.
         #[arg(long, default_value_t = 200)]
         max_plies: usize,
@@ -330,7 +335,8 @@ pub enum Command {
     },
     /// The Awari Oracle in a local web page: play against the computer at five levels, see
     /// the value of every move, edit positions. Also a JSON API (see the README). It
-    /// answers from the values.
+    /// answers from the values, and /api/position and the page also under the own-row rule
+    /// (cycles=own-row-first or own-row-third, with the moves played since the start).
     Serve {
         /// Database folder (one subfolder per rules preset).
         #[arg(long, default_value = "data/db")]
@@ -348,13 +354,15 @@ pub enum Command {
     },
     /// Play against the computer in the terminal: type a pit 1..6 (from your left) and Enter;
     /// u undoes, h shows every move's value, q quits. Prints the game's move list at the end.
-    /// It plays from the values.
+    /// It plays from the values; with --cycles own-row-first or own-row-third, the best move
+    /// proved with the game's history, and a repetition ends the game by that rule.
     Play {
         #[command(flatten)]
-        db: DbArgs,
-        /// fair (often random), good, strong, expert or perfect (or 1..5).
-        #[arg(long, default_value = "strong")]
-        level: Level,
+        tables: TableArgs,
+        /// fair (often random), good, strong, expert or perfect (or 1..5); default strong.
+        /// Under the own-row rule the computer plays perfectly as far as proved: perfect only.
+        #[arg(long)]
+        level: Option<Level>,
         /// The side the computer plays: north (the top row), south or none.
         #[arg(long, default_value = "north", value_parser = parse_computer)]
         computer: Computer,
@@ -374,10 +382,12 @@ pub enum Command {
     /// Judge every move of a game: the value before it, the value of the move played, the
     /// best moves and the seeds it gave away. Reads the move-list format of the web page and
     /// of `awari play` (see the README) from FILE, or stdin when FILE is - or missing. It
-    /// judges by the values.
+    /// judges by the values, or with --cycles own-row-first or own-row-third by the own-row
+    /// rule, each position with its history (the analysis ends at a repetition that ends the
+    /// game).
     Analyze {
         #[command(flatten)]
-        db: DbArgs,
+        tables: TableArgs,
         /// The game's move list.
         file: Option<PathBuf>,
         /// Search time per position above the built layers (milliseconds, 1 to 3600000).

@@ -14,6 +14,7 @@ mod moves;
 mod oracle;
 mod output;
 mod own_row;
+mod own_row_game;
 mod play;
 mod probe;
 mod progress;
@@ -59,8 +60,9 @@ pub fn run(cli: Cli) -> Result<bool> {
         Command::Pv {
             tables,
             board,
+            moves,
             max_plies,
-        } => pv::run(&tables, &board, max_plies),
+        } => pv::run(&tables, &board, moves.as_deref(), max_plies),
         Command::Stats {
             tables,
             layers,
@@ -84,7 +86,7 @@ pub fn run(cli: Cli) -> Result<bool> {
             think_ms,
         } => serve::run(&db, &bind, port, think_ms),
         Command::Play {
-            db,
+            tables,
             level,
             computer,
             start,
@@ -92,7 +94,7 @@ pub fn run(cli: Cli) -> Result<bool> {
             think_ms,
             seed,
         } => play::run(
-            &db,
+            &tables,
             level,
             computer.0,
             start.as_deref(),
@@ -101,10 +103,10 @@ pub fn run(cli: Cli) -> Result<bool> {
             seed,
         ),
         Command::Analyze {
-            db,
+            tables,
             file,
             think_ms,
             json,
-        } => analyze::run(&db, file.as_deref(), think_ms, json),
+        } => analyze::run(&tables, file.as_deref(), think_ms, json),
     }
 }

@@ -2,11 +2,14 @@
 //! of a position (a table lookup, or a search above the built layers), for `serve`, `play`
 //! and `analyze`. Layers built while it runs are seen: at most every
 //! [`RECHECK`], a request looks whether the next layer of a preset is on disk, and if so
-//! opens that preset's tables again.
+//! opens that preset's tables again. For `serve`, it also holds the bounds and own-row
+//! values of each preset ([`Oracle::with_own_row`]), opened once at the start: the API's
+//! own-row answers are read from the layers there then.
 
+use super::output::tell;
 use anyhow::Result;
 use awari::search::{self, Analysis, Limits};
-use awari::{store, Board, Database, Rules};
+use awari::{store, Board, BoundsDatabase, Database, Rules};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -24,6 +27,9 @@ pub struct Oracle {
     checked: Mutex<Instant>,
     /// The time a search may take above the built layers.
     pub think: Duration,
+    /// The bounds and own-row values of each preset, for the API; `None` for a preset
+    /// whose tables would not open (said on stderr when the server started).
+    own_row: HashMap<Rules, Option<Arc<BoundsDatabase>>>,
 }
 
 impl Oracle {
@@ -37,7 +43,34 @@ impl Oracle {
             dbs: RwLock::new(dbs),
             checked: Mutex::new(Instant::now()),
             think,
+            own_row: HashMap::new(),
         })
+    }
+
+    /// Opens the bounds and own-row values of every preset too. A preset whose tables will
+    /// not open (a damaged file) is said on stderr, with the cause, and its own-row
+    /// questions get a server error: the values are still served.
+    pub fn with_own_row(mut self) -> Oracle {
+        for rules in Rules::ALL {
+            let db = match BoundsDatabase::open(&self.dir, rules) {
+                Ok(db) => Some(Arc::new(db)),
+                Err(e) => {
+                    tell!("awari serve: the own-row tables of {rules} will not open: {e}");
+                    None
+                }
+            };
+            self.own_row.insert(rules, db);
+        }
+        self
+    }
+
+    /// The bounds and own-row values of `rules` (see [`Oracle::with_own_row`]).
+    pub fn own_row(&self, rules: Rules) -> Result<Arc<BoundsDatabase>> {
+        self.own_row
+            .get(&rules)
+            .cloned()
+            .flatten()
+            .ok_or_else(|| anyhow::anyhow!("the own-row tables of {rules} could not be opened"))
     }
 
     /// The tables of `rules`, opened again first if a layer above them was built since

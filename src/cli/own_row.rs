@@ -11,21 +11,22 @@ use anyhow::{anyhow, bail, Result};
 use awari::{own_row_history, Board, BoundsDatabase, OwnRowAnswer, Repetition};
 use serde_json::{json, Value};
 
-fn repetition(tables: &TableArgs) -> Repetition {
+pub(super) fn repetition(tables: &TableArgs) -> Repetition {
     tables
         .cycles
         .repetition()
         .expect("only the own-row kinds come here")
 }
 
-/// The moves of `--moves`: pits 1..6, separated by spaces or commas.
-fn parse_pits(text: &str) -> Result<Vec<u8>> {
+/// The moves of `--moves` (or of the API's `moves`, named by `what`): pits 1..6,
+/// separated by spaces or commas.
+pub(super) fn parse_pits(text: &str, what: &str) -> Result<Vec<u8>> {
     text.split(|c: char| c.is_whitespace() || c == ',')
         .filter(|t| !t.is_empty())
         .map(|t| match t.parse::<u8>() {
             Ok(p @ 1..=6) => Ok(p - 1),
             _ => Err(anyhow!(
-                "bad --moves: '{}' is not a pit 1..6",
+                "bad {what}: '{}' is not a pit 1..6",
                 super::output::shown(t)
             )),
         })
@@ -42,7 +43,7 @@ pub fn probe(tables: &TableArgs, request: ProbeRequest) -> Result<bool> {
     }
     let start = the_board(request.board)?;
     let pits = match &request.moves {
-        Some(text) => parse_pits(text)?,
+        Some(text) => parse_pits(text, "--moves")?,
         None => Vec::new(),
     };
     let rules = tables.db.rules;
@@ -86,15 +87,36 @@ pub fn start(tables: &TableArgs, board: &Board) -> Result<bool> {
     Ok(true)
 }
 
-fn budget(tables: &TableArgs) -> Result<u64> {
+pub(super) fn budget(tables: &TableArgs) -> Result<u64> {
     if tables.search_budget == 0 {
         bail!("--search-budget must be at least 1 node");
     }
     Ok(tables.search_budget)
 }
 
+/// Why a value is left open: stuck (no budget would prove more), or out of `budget`.
+pub(super) fn why_open(stuck: bool, nodes: u64, budget: u64) -> String {
+    if stuck {
+        format!(
+            "not proved, whatever the budget: every line left open ends at a capture or an \
+             exit whose own value the tables leave open; {nodes} nodes searched"
+        )
+    } else {
+        format!("not proved within --search-budget {budget}; {nodes} nodes searched")
+    }
+}
+
+/// `+2`, or `between -1 and +2` for an interval.
+pub(super) fn interval(low: i8, high: i8) -> String {
+    if low == high {
+        format!("{low:+}")
+    } else {
+        format!("between {low:+} and {high:+}")
+    }
+}
+
 /// The value (or the interval proved), every move, and the best moves.
-fn print_answer(a: &OwnRowAnswer, budget: u64) {
+pub(super) fn print_answer(a: &OwnRowAnswer, budget: u64) {
     let v = a.value;
     if v.exact() {
         say!(
@@ -102,28 +124,18 @@ fn print_answer(a: &OwnRowAnswer, budget: u64) {
             v.low,
             v.nodes
         );
-    } else if v.stuck {
-        say!(
-            "value  between {:+} and {:+}   (not proved, whatever the budget: every line left \
-             open ends at a capture or an exit whose own value the tables leave open; {} nodes \
-             searched)",
-            v.low,
-            v.high,
-            v.nodes
-        );
     } else {
         say!(
-            "value  between {:+} and {:+}   (not proved within --search-budget {budget}; {} nodes searched)",
-            v.low,
-            v.high,
-            v.nodes
+            "value  {}   ({})",
+            interval(v.low, v.high),
+            why_open(v.stuck, v.nodes, budget)
         );
     }
     for m in &a.moves {
         let what = if m.low == m.high {
             format!("value {:+}", m.low)
         } else {
-            format!("between {:+} and {:+}", m.low, m.high)
+            interval(m.low, m.high)
         };
         let end = if m.ends_by_repetition {
             "  (repeats: the game ends, each side keeps its row)"
@@ -151,7 +163,8 @@ fn print_answer(a: &OwnRowAnswer, budget: u64) {
     }
 }
 
-fn answer_json(
+/// The JSON of `probe --json` under the own-row rule, which the API answers too.
+pub(super) fn answer_json(
     db: &BoundsDatabase,
     r: Repetition,
     board: &Board,

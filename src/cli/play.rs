@@ -1,14 +1,16 @@
-//! `awari play`: a game against the computer in the terminal.
+//! `awari play`: a game against the computer in the terminal, from the values or under the
+//! own-row rule (the best move proved with the game's history; a repetition ends the game
+//! with each side keeping its own row).
 
-use super::args::DbArgs;
+use super::args::{Cycles, TableArgs};
 use super::input::{read_line, MAX_LINE};
 use super::oracle::Oracle;
 use super::output::{self, say, shown};
 use super::text::{check_think, parse_board};
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use awari::game::{Game, GameRecord, Side};
 use awari::search::{self, Level, Rng};
-use awari::{Board, Rules};
+use awari::{own_row_history, Board, BoundsDatabase, Repetition, Rules};
 use std::io::Write;
 use std::time::Duration;
 
@@ -16,6 +18,8 @@ use std::time::Duration;
 struct PlayOptions {
     db: std::path::PathBuf,
     rules: Rules,
+    /// The own-row rule's repetition and search budget; `None` plays from the values.
+    own_row: Option<(Repetition, u64)>,
     level: Level,
     /// The side the computer plays, `None` for two people at one keyboard.
     computer: Option<Side>,
@@ -39,7 +43,81 @@ fn picture(game: &Game) -> String {
     )
 }
 
-fn print_values(oracle: &Oracle, rules: Rules, game: &Game) -> Result<()> {
+/// What answers: the values, or the own-row values with the game's history.
+enum Engine {
+    Values(Oracle),
+    OwnRow {
+        db: BoundsDatabase,
+        repetition: Repetition,
+        budget: u64,
+    },
+}
+
+impl Engine {
+    fn open(opts: &PlayOptions) -> Result<Engine> {
+        Ok(match opts.own_row {
+            None => Engine::Values(Oracle::open(&opts.db, opts.think)?),
+            Some((repetition, budget)) => Engine::OwnRow {
+                db: BoundsDatabase::open(&opts.db, opts.rules)?,
+                repetition,
+                budget,
+            },
+        })
+    }
+
+    /// The own-row answer for the current position of `record`, with its history.
+    fn own_row_answer(
+        db: &BoundsDatabase,
+        repetition: Repetition,
+        budget: u64,
+        record: &GameRecord,
+    ) -> Result<(awari::OwnRowAnswer, Board)> {
+        let (board, history) =
+            own_row_history(record.rules, repetition, &record.start, &record.moves)?;
+        Ok((
+            db.own_row_answer(repetition, &board, &history, budget)?,
+            board,
+        ))
+    }
+}
+
+/// How the game ended, if it did: by the rules, or by a repetition under the own-row rule
+/// (a position's `ends_at`-th occurrence since the last capture; positions before a
+/// capture have more seeds, so the occurrences since the start are those).
+fn game_end(engine: &Engine, game: &Game) -> Option<String> {
+    if let Engine::OwnRow { repetition, .. } = engine {
+        let by_rules = game
+            .end
+            .filter(|e| e.reason != awari::game::EndReason::Repetition);
+        if by_rules.is_none() && game.occurrences() >= u32::from(repetition.ends_at()) {
+            let mut score = game.captured;
+            score[game.to_move.index()] += game.board.mover_seeds();
+            score[game.to_move.other().index()] += game.board.opponent_seeds();
+            return Some(format!(
+                "this position occurs for the {} time since the last capture: the game ends by repetition, each side keeps the seeds on its own row: south {}, north {}",
+                if repetition.ends_at() == 2 { "2nd" } else { "3rd" },
+                score[0],
+                score[1]
+            ));
+        }
+    }
+    game.end.map(|end| game.end_text(&end))
+}
+
+fn print_values(engine: &Engine, record: &GameRecord, game: &Game) -> Result<()> {
+    let oracle = match engine {
+        Engine::Values(oracle) => oracle,
+        Engine::OwnRow {
+            db,
+            repetition,
+            budget,
+        } => {
+            let (a, _) = Engine::own_row_answer(db, *repetition, *budget, record)?;
+            super::own_row::print_answer(&a, *budget);
+            return Ok(());
+        }
+    };
+    let rules = record.rules;
     let a = oracle.analyse(rules, &game.board)?;
     let how = if a.exact {
         "exact".to_string()
@@ -62,8 +140,8 @@ fn print_values(oracle: &Oracle, rules: Rules, game: &Game) -> Result<()> {
 
 /// Runs `play`.
 pub fn run(
-    db: &DbArgs,
-    level: Level,
+    tables: &TableArgs,
+    level: Option<Level>,
     computer: Option<Side>,
     start: Option<&str>,
     first: Side,
@@ -71,6 +149,21 @@ pub fn run(
     seed: Option<u64>,
 ) -> Result<bool> {
     let think = check_think(think_ms)?;
+    let db = &tables.db;
+    let own_row = match tables.cycles {
+        Cycles::Share => None,
+        Cycles::Bounds => bail!("play plays by values: the bounds give none with a game's history; use --cycles own-row-first or own-row-third for the own-row rule"),
+        Cycles::OwnRowFirst | Cycles::OwnRowThird => {
+            if let Some(l) = level.filter(|&l| l != Level::Perfect) {
+                bail!("under the own-row rule the computer plays the best move proved, perfect as far as proved: --level {l} is for the values");
+            }
+            Some((super::own_row::repetition(tables), super::own_row::budget(tables)?))
+        }
+    };
+    let level = level.unwrap_or(match own_row {
+        None => Level::Strong,
+        Some(_) => Level::Perfect,
+    });
     let seed = seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -80,6 +173,7 @@ pub fn run(
     play(PlayOptions {
         rules: db.rules,
         db: db.db.clone(),
+        own_row,
         level,
         computer,
         start: match start {
@@ -104,26 +198,31 @@ enum Key {
 /// the last move (and the computer's answer), `h` shows the value of every move, `q` quits.
 /// The game record is printed at the end.
 fn play(opts: PlayOptions) -> Result<bool> {
-    let oracle = Oracle::open(&opts.db, opts.think)?;
+    let engine = Engine::open(&opts)?;
     let mut record = GameRecord::new(opts.rules, opts.start, opts.first);
     let mut rng = Rng::new(opts.seed);
     let mut stdin = std::io::stdin().lock();
+    let how = match opts.own_row {
+        None => format!("at level {} ({})", opts.level, opts.level.describe()),
+        Some((r, _)) => format!(
+            "under the own-row rule, the {} repetition ending the game (the best move proved with the game's history)",
+            r.name()
+        ),
+    };
     say!(
-        "awari play: rules {}, computer {} at level {} ({}). Keys: 1-6 play a pit from your left, u undo, h values, q quit.",
+        "awari play: rules {}, computer {} {how}. Keys: 1-6 play a pit from your left, u undo, h values, q quit.",
         opts.rules,
         opts.computer.map_or("nobody", Side::name),
-        opts.level,
-        opts.level.describe()
     );
     loop {
         let game = record.replay()?;
         say!("\n{}", picture(&game));
-        if let Some(end) = game.end {
-            say!("game over: {}", game.end_text(&end));
+        if let Some(end) = game_end(&engine, &game) {
+            say!("game over: {end}");
             break;
         }
         if Some(game.to_move) == opts.computer {
-            let pit = computer_move(&oracle, &opts, &game, &mut rng)?;
+            let pit = computer_move(&engine, &opts, &record, &game, &mut rng)?;
             record.moves.push(pit);
             continue;
         }
@@ -141,7 +240,7 @@ fn play(opts: PlayOptions) -> Result<bool> {
         match key.as_str() {
             "" => continue,
             "q" | "quit" => break,
-            "h" | "?" => print_values(&oracle, opts.rules, &game)?,
+            "h" | "?" => print_values(&engine, &record, &game)?,
             "u" | "undo" => undo(&mut record, opts.computer)?,
             _ => play_key(&mut record, &game, &key),
         }
@@ -151,7 +250,21 @@ fn play(opts: PlayOptions) -> Result<bool> {
 }
 
 /// The computer's move, said.
-fn computer_move(oracle: &Oracle, opts: &PlayOptions, game: &Game, rng: &mut Rng) -> Result<u8> {
+fn computer_move(
+    engine: &Engine,
+    opts: &PlayOptions,
+    record: &GameRecord,
+    game: &Game,
+    rng: &mut Rng,
+) -> Result<u8> {
+    let oracle = match engine {
+        Engine::Values(oracle) => oracle,
+        Engine::OwnRow {
+            db,
+            repetition,
+            budget,
+        } => return own_row_move(db, *repetition, *budget, record, game),
+    };
     let choice = search::choose_move(
         &oracle.db(opts.rules),
         &game.board,
@@ -167,6 +280,45 @@ fn computer_move(oracle: &Oracle, opts: &PlayOptions, game: &Game, rng: &mut Rng
     };
     say!("{} plays {}{cap}", game.to_move, choice.play.pit + 1);
     Ok(choice.play.pit)
+}
+
+/// The computer's move under the own-row rule: the first best move (proved to keep the
+/// value, or of the largest proved low when the value is open), else the move of the
+/// largest proved low; said with what it is proved to give.
+fn own_row_move(
+    db: &BoundsDatabase,
+    repetition: Repetition,
+    budget: u64,
+    record: &GameRecord,
+    game: &Game,
+) -> Result<u8> {
+    let (a, _) = Engine::own_row_answer(db, repetition, budget, record)?;
+    let m = a
+        .best_moves()
+        .first()
+        .copied()
+        .or_else(|| {
+            a.moves
+                .iter()
+                .copied()
+                .max_by_key(|m| (m.low, -i16::from(m.pit)))
+        })
+        .context("the computer has no move")?;
+    let cap = if m.captured > 0 {
+        format!(", captures {}", m.captured)
+    } else {
+        String::new()
+    };
+    let proved = if a.value.exact() && m.keeps(a.value.low) {
+        format!("proved: value {:+}", m.low)
+    } else {
+        format!(
+            "value {}, not proved exact within --search-budget {budget}",
+            super::own_row::interval(m.low, m.high)
+        )
+    };
+    say!("{} plays {}{cap} ({proved})", game.to_move, m.pit + 1);
+    Ok(m.pit)
 }
 
 /// Prompts for and reads the person's key.

@@ -1,4 +1,5 @@
-//! `awari pv`: the principal variation from a board, of the values or of the bounds.
+//! `awari pv`: the principal variation from a board, of the values or of the bounds (of
+//! the own-row values, with a history: `own_row_game`).
 
 use super::args::{Cycles, TableArgs};
 use super::output::say;
@@ -8,13 +9,16 @@ use awari::probe::PvEnd;
 use awari::{BoundsDatabase, Database};
 
 /// Runs `pv`.
-pub fn run(tables: &TableArgs, board: &str, max_plies: usize) -> Result<bool> {
+pub fn run(tables: &TableArgs, board: &str, moves: Option<&str>, max_plies: usize) -> Result<bool> {
+    if moves.is_some() && tables.cycles.repetition().is_none() {
+        anyhow::bail!("--moves gives the own-row values a history; the values and the bounds need none: give the board reached");
+    }
     match tables.cycles {
         Cycles::Share => values(tables, board, max_plies),
         Cycles::Bounds => bounds(tables, board, max_plies),
-        Cycles::OwnRowFirst | Cycles::OwnRowThird => anyhow::bail!(
-            "pv has no line of the own-row values yet; follow one with probe --moves, which gives every move's proved value after the history"
-        ),
+        Cycles::OwnRowFirst | Cycles::OwnRowThird => {
+            super::own_row_game::pv(tables, board, moves, max_plies)
+        }
     }
 }
 

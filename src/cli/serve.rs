@@ -431,7 +431,7 @@ fn accept_loop(listener: &TcpListener, oracle: &Arc<Oracle>) -> ! {
 
 /// Runs the server until the process is stopped.
 pub fn run(db: &Path, bind: &str, port: u16, think_ms: u64) -> Result<bool> {
-    let oracle = Arc::new(Oracle::open(db, check_think(think_ms)?)?);
+    let oracle = Arc::new(Oracle::open(db, check_think(think_ms)?)?.with_own_row());
     let addr = format!("{bind}:{port}");
     let listener = TcpListener::bind(&addr).with_context(|| format!("cannot listen on {addr}"))?;
     let local = listener.local_addr().context("the server has no address")?;

@@ -344,3 +344,22 @@ pub fn wait_for(
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
 }
+
+/// Headless Chromium: `AWARI_CHROMIUM`, else Debian's. The browser tests are ignored by a
+/// plain `cargo test` (`.ci/run` installs Chromium and runs them with `--ignored`); asked
+/// for without a browser, they fail saying so rather than pass having checked nothing.
+pub fn chromium_path() -> PathBuf {
+    if let Some(p) = std::env::var_os("AWARI_CHROMIUM") {
+        return PathBuf::from(p);
+    }
+    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.exists())
+        .unwrap_or_else(|| {
+            panic!(
+                "this test needs headless Chromium: apt-get install chromium, or set \
+                 AWARI_CHROMIUM to its path"
+            )
+        })
+}
