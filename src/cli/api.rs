@@ -288,6 +288,28 @@ fn budget_param(params: &HashMap<String, String>) -> Result<u64> {
     }
 }
 
+/// An own-row question's failure: a layer not built or a bad history is the request's
+/// (400), anything else the server's.
+fn own_row_error(e: ProbeError) -> anyhow::Error {
+    match e {
+        ProbeError::LayerMissing {
+            tables,
+            seeds,
+            rules,
+            ..
+        } => {
+            let option = super::args::Cycles::option_for(tables);
+            bad(format!(
+                "{} {seeds} of rules '{rules}' is not built on this server \
+                 (awari build{option} --rules {rules} --max-seeds {seeds})",
+                tables.layer_name()
+            ))
+        }
+        ProbeError::History(why) => bad(format!("moves: {why}")),
+        other => anyhow::Error::new(other),
+    }
+}
+
 /// `/api/position` under the own-row rule: `probe --cycles own-row-* --json`'s answer.
 /// A layer not built is the request's (a 400 naming the layer, not the server's folder);
 /// a table that cannot be read, the server's (500).
@@ -300,26 +322,10 @@ fn own_row_json(oracle: &Oracle, r: Repetition, params: &HashMap<String, String>
     };
     let budget = budget_param(params)?;
     let db = oracle.own_row(rules)?;
-    let asked = |e: ProbeError| {
-        match e {
-        ProbeError::LayerMissing {
-            tables,
-            seeds,
-            rules,
-            ..
-        } => bad(format!(
-            "{} {seeds} of rules '{rules}' is not built on this server (awari build{} --rules {rules} --max-seeds {seeds})",
-            tables.layer_name(),
-            super::args::Cycles::option_for(tables)
-        )),
-        ProbeError::History(why) => bad(format!("moves: {why}")),
-        other => anyhow::Error::new(other),
-    }
-    };
-    let (board, history) = own_row_history(rules, r, &start, &pits).map_err(asked)?;
+    let (board, history) = own_row_history(rules, r, &start, &pits).map_err(own_row_error)?;
     let a = db
         .own_row_answer(r, &board, &history, budget)
-        .map_err(asked)?;
+        .map_err(own_row_error)?;
     Ok(super::own_row::answer_json(
         &db,
         r,

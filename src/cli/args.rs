@@ -272,9 +272,9 @@ pub enum Command {
     },
     /// The principal variation from a board: best moves until the game ends or a position
     /// repeats (own-row values: the first best move proved with the line's history, until
-    /// the value is not proved). Among equal moves the winner takes the fastest way to its capture and the
-    /// loser the slowest (by the stored distances), then the lowest pit (of the bounds:
-    /// the largest low, then the largest high, then the lowest pit).
+    /// the value is not proved). Among equal moves the winner takes the fastest way to its
+    /// capture and the loser the slowest (by the stored distances), then the lowest pit (of
+    /// the bounds: the largest low, then the largest high, then the lowest pit).
     Pv {
         #[command(flatten)]
         tables: TableArgs,
