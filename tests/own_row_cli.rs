@@ -7,12 +7,9 @@
 use assert_cmd::Command;
 use awari::{Board, Rules};
 use serde_json::Value;
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::OnceLock;
-use std::time::Duration;
 
 mod common;
 
@@ -340,18 +337,9 @@ impl Server {
     }
 
     fn get(&self, path: &str) -> (u16, Value) {
-        let mut s = TcpStream::connect(&self.addr).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-        write!(
-            s,
-            "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-        )
-        .unwrap();
-        let mut text = String::new();
-        s.read_to_string(&mut text).unwrap();
-        let status = text.split_whitespace().nth(1).unwrap().parse().unwrap();
-        let body = text.split_once("\r\n\r\n").unwrap().1;
-        (status, serde_json::from_str(body).unwrap())
+        let (status, body) = common::http_get(&self.addr, path);
+        let v = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: {e}: {body}"));
+        (status, v)
     }
 }
 

@@ -27,7 +27,7 @@ struct Position {
 }
 
 /// "2nd" or "3rd": the occurrence of a position that ends the game.
-fn occurrence(r: Repetition) -> &'static str {
+pub(super) fn occurrence(r: Repetition) -> &'static str {
     match r.ends_at() {
         2 => "2nd",
         _ => "3rd",
@@ -36,7 +36,7 @@ fn occurrence(r: Repetition) -> &'static str {
 
 /// What the side to move at `child`, reached by a move that repeats it to the end, and
 /// its opponent keep: their own rows.
-fn rows_kept(child: &Board) -> (u32, u32) {
+pub(super) fn rows_kept(child: &Board) -> (u32, u32) {
     (child.mover_seeds(), child.opponent_seeds())
 }
 

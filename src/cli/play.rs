@@ -6,6 +6,7 @@ use super::args::{Cycles, TableArgs};
 use super::input::{read_line, MAX_LINE};
 use super::oracle::Oracle;
 use super::output::{self, say, shown};
+use super::own_row_game;
 use super::text::{check_think, parse_board};
 use anyhow::{bail, Context, Result};
 use awari::game::{Game, GameRecord, Side};
@@ -71,13 +72,10 @@ impl Engine {
         repetition: Repetition,
         budget: u64,
         record: &GameRecord,
-    ) -> Result<(awari::OwnRowAnswer, Board)> {
+    ) -> Result<awari::OwnRowAnswer> {
         let (board, history) =
             own_row_history(record.rules, repetition, &record.start, &record.moves)?;
-        Ok((
-            db.own_row_answer(repetition, &board, &history, budget)?,
-            board,
-        ))
+        Ok(db.own_row_answer(repetition, &board, &history, budget)?)
     }
 }
 
@@ -90,12 +88,13 @@ fn game_end(engine: &Engine, game: &Game) -> Option<String> {
             .end
             .filter(|e| e.reason != awari::game::EndReason::Repetition);
         if by_rules.is_none() && game.occurrences() >= u32::from(repetition.ends_at()) {
+            let (mover, opponent) = own_row_game::rows_kept(&game.board);
             let mut score = game.captured;
-            score[game.to_move.index()] += game.board.mover_seeds();
-            score[game.to_move.other().index()] += game.board.opponent_seeds();
+            score[game.to_move.index()] += mover;
+            score[game.to_move.other().index()] += opponent;
             return Some(format!(
                 "this position occurs for the {} time since the last capture: the game ends by repetition, each side keeps the seeds on its own row: south {}, north {}",
-                if repetition.ends_at() == 2 { "2nd" } else { "3rd" },
+                own_row_game::occurrence(*repetition),
                 score[0],
                 score[1]
             ));
@@ -112,7 +111,7 @@ fn print_values(engine: &Engine, record: &GameRecord, game: &Game) -> Result<()>
             repetition,
             budget,
         } => {
-            let (a, _) = Engine::own_row_answer(db, *repetition, *budget, record)?;
+            let a = Engine::own_row_answer(db, *repetition, *budget, record)?;
             super::own_row::print_answer(&a, *budget);
             return Ok(());
         }
@@ -292,7 +291,7 @@ fn own_row_move(
     record: &GameRecord,
     game: &Game,
 ) -> Result<u8> {
-    let (a, _) = Engine::own_row_answer(db, repetition, budget, record)?;
+    let a = Engine::own_row_answer(db, repetition, budget, record)?;
     let m = a
         .best_moves()
         .first()
