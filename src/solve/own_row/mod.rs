@@ -307,9 +307,11 @@ fn solve_from(
             id: c as u32,
         };
         if !job.search_component(&component, &mut current, &mut counts) {
+            free_search_trees();
             return Ok((current, counts));
         }
     }
+    free_search_trees();
     counts.exact = current.exact();
     counts.open_next_to_open = (0..current.low.len() as u32)
         .into_par_iter()
@@ -327,6 +329,20 @@ struct Component<'a> {
     members: &'a [u32],
     of: &'a [u32],
     id: u32,
+}
+
+thread_local! {
+    /// The proof-number tree of a build's thread, kept from one search to the next (see
+    /// [`search::narrow_in`]). It holds at most [`search::tree_bytes`] of the budget, which
+    /// the build counts a thread in its memory estimate, and is freed when the layer's
+    /// searches are done ([`free_search_trees`]).
+    static SEARCH_TREE: std::cell::RefCell<search::Tree> = std::cell::RefCell::default();
+}
+
+/// Frees the search trees of the current pool's threads, so that a program that builds
+/// (the Python package, say) does not keep them after the build.
+fn free_search_trees() {
+    rayon::broadcast(|_| drop(SEARCH_TREE.take()));
 }
 
 /// What the searches of a layer share: the rules, the layers below, the layer's memoryless
@@ -383,7 +399,9 @@ impl LayerSearch<'_> {
                         return None;
                     }
                     let bits = to_bits(&index::unrank(n, u64::from(v)));
-                    let Ok(r) = search::narrow(rules, repetition, bits, &[], &leaves, budget);
+                    let Ok(r) = SEARCH_TREE.with_borrow_mut(|tree| {
+                        search::narrow_in(tree, rules, repetition, bits, &[], &leaves, budget)
+                    });
                     Some((v, r))
                 })
                 .collect();
