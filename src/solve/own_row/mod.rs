@@ -333,7 +333,7 @@ struct Component<'a> {
 
 thread_local! {
     /// The proof-number tree of a build's thread, kept from one search to the next (see
-    /// [`search::narrow_in`]). It holds at most [`search::tree_bytes`] of the budget, which
+    /// [`search::narrow`]). It holds at most [`search::tree_bytes`] of the budget, which
     /// the build counts a thread in its memory estimate, and is freed when the layer's
     /// searches are done ([`free_search_trees`]).
     static SEARCH_TREE: std::cell::RefCell<search::Tree> = std::cell::RefCell::default();
@@ -400,7 +400,7 @@ impl LayerSearch<'_> {
                     }
                     let bits = to_bits(&index::unrank(n, u64::from(v)));
                     let Ok(r) = SEARCH_TREE.with_borrow_mut(|tree| {
-                        search::narrow_in(tree, rules, repetition, bits, &[], &leaves, budget)
+                        search::narrow(tree, rules, repetition, bits, &[], &leaves, budget)
                     });
                     Some((v, r))
                 })
@@ -494,6 +494,7 @@ pub(crate) fn prove<L: search::Leaves>(
     budget: u64,
 ) -> Result<Proof, L::Error> {
     let r = search::narrow(
+        &mut search::Tree::default(),
         rules,
         repetition,
         to_bits(board),

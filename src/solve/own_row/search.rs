@@ -457,7 +457,7 @@ impl PnNode {
 }
 
 /// The memory of a proof-number tree, kept from one search to the next by a build's
-/// thread ([`narrow_in`]): a tree of a large budget takes gigabytes, and a fresh one for
+/// thread ([`narrow`]): a tree of a large budget takes gigabytes, and a fresh one for
 /// every threshold faulted in fresh pages each time (a quarter of a build's time at 2·10⁷
 /// nodes a root went to the kernel).
 #[derive(Default)]
@@ -686,21 +686,8 @@ pub(crate) enum Ended {
 }
 
 /// Narrows the root's widened interval by threshold searches (the middle first, then the
-/// ends), within `budget` nodes in all.
+/// ends), within `budget` nodes in all, in the memory of `tree` (see [`Tree`]).
 pub(crate) fn narrow<L: Leaves>(
-    rules: Rules,
-    repetition: Repetition,
-    root: u128,
-    history: &[(u128, bool)],
-    leaves: &L,
-    budget: u64,
-) -> Result<Narrowed, L::Error> {
-    let mut tree = Tree::default();
-    narrow_in(&mut tree, rules, repetition, root, history, leaves, budget)
-}
-
-/// [`narrow`] in the memory of `tree` (see [`Tree`]).
-pub(crate) fn narrow_in<L: Leaves>(
     tree: &mut Tree,
     rules: Rules,
     repetition: Repetition,
