@@ -178,9 +178,10 @@ impl BoundsDatabase {
     /// The board's layer is missing, or a file cannot be read or is damaged.
     pub fn bounds(&self, board: &Board) -> Result<Bounds, ProbeError> {
         let (low, high) = self.layer_or_missing(board.seeds())?;
+        let (low, high) = self.cache.pair(low, high, board)?;
         Ok(Bounds {
-            low: self.cache.byte(low, board)? as i8,
-            high: self.cache.byte(high, board)? as i8,
+            low: low as i8,
+            high: high as i8,
         })
     }
 

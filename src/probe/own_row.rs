@@ -76,11 +76,8 @@ impl Leaves for TableLeaves<'_> {
     fn fresh(&self, bits: u128, seeds: u32) -> Result<(i8, i8), ProbeError> {
         let board = from_bits(bits);
         if let Some((low, high)) = self.db.own_row_layer(self.repetition, seeds) {
-            let cache = self.db.cache();
-            return Ok((
-                cache.byte(low, &board)? as i8,
-                cache.byte(high, &board)? as i8,
-            ));
+            let (low, high) = self.db.cache().pair(low, high, &board)?;
+            return Ok((low as i8, high as i8));
         }
         let b = self.db.bounds(&board)?;
         Ok((b.low, b.high))
@@ -401,8 +398,8 @@ impl BoundsDatabase {
         };
         for (start, len) in crate::verify::sample_runs(seeds, count, run) {
             for (_, board) in crate::index::walk(seeds, start, start + len) {
-                let l = self.cache().byte(low_file, &board)? as i8;
-                let h = self.cache().byte(high_file, &board)? as i8;
+                let (l, h) = self.cache().pair(low_file, high_file, &board)?;
+                let (l, h) = (l as i8, h as i8);
                 check.exact += u64::from(l == h);
                 let bounds = if has_bounds {
                     let b = self.bounds(&board)?;

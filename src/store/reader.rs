@@ -366,18 +366,45 @@ impl LayerFile {
         }
     }
 
-    /// The bytes of one block, checked against its checksum and the table kind's range.
-    pub fn read_block_bytes(&self, block: u64) -> Result<Vec<u8>, StoreError> {
-        let want = self.block_len(block.min(self.blocks().saturating_sub(1)));
-        let mut bytes = vec![0u8; want];
-        let got = self.with_checked_block(block, |data| {
-            zstd_contexts::decompress_to_buffer(data, &mut bytes[..])
-        })?;
-        match got {
-            Ok(len) if len == want => {}
-            Ok(_) => return Err(self.corrupted(format!("block {block} has the wrong length"))),
-            Err(e) => return Err(self.corrupted(format!("block {block} does not decompress: {e}"))),
+    /// Whether block `block` of this file and of `other` hold the same compressed bytes,
+    /// under the same checksum: then they decompress alike, and either one's checked
+    /// bytes are the other's. Compared byte for byte, not by checksum alone.
+    pub(crate) fn same_block(&self, other: &LayerFile, block: u64) -> Result<bool, StoreError> {
+        if !self.entries || !other.entries || block >= self.blocks() || block >= other.blocks() {
+            return Ok(false);
         }
+        let span = |f: &LayerFile| {
+            let b = block as usize;
+            (f.table.offsets[b], f.table.offsets[b + 1])
+        };
+        let ((start, end), (other_start, other_end)) = (span(self), span(other));
+        if end - start != other_end - other_start
+            || self.table.checksums[block as usize] != other.table.checksums[block as usize]
+        {
+            return Ok(false);
+        }
+        Ok(match (&self.source, &other.source) {
+            (Source::Mapped(a), Source::Mapped(b)) => matches!(
+                (a.get(start as usize..end as usize), b.get(other_start as usize..other_end as usize)),
+                (Some(x), Some(y)) if x == y
+            ),
+            _ => {
+                let len = (end - start) as usize;
+                self.read_at(start, len)? == other.read_at(other_start, len)?
+            }
+        })
+    }
+
+    /// Checks decompressed block bytes (another file's, see [`LayerFile::same_block`])
+    /// against this file's block length and table kind's range.
+    pub(crate) fn check_block_range(&self, block: u64, bytes: &[u8]) -> Result<(), StoreError> {
+        if bytes.len() != self.block_len(block.min(self.blocks().saturating_sub(1))) {
+            return Err(self.corrupted(format!("block {block} has the wrong length")));
+        }
+        self.check_range(block, bytes)
+    }
+
+    fn check_range(&self, block: u64, bytes: &[u8]) -> Result<(), StoreError> {
         // Whether a byte fits depends only on its magnitude, so the block's largest one
         // decides for all. A fold over the block vectorises where a search for the first
         // bad byte did not (that search was a sixth of a big batch probe's time); the
@@ -390,6 +417,22 @@ impl LayerFile {
                 return Err(self.corrupted(format!("block {block} holds value {}", b as i8)));
             }
         }
+        Ok(())
+    }
+
+    /// The bytes of one block, checked against its checksum and the table kind's range.
+    pub fn read_block_bytes(&self, block: u64) -> Result<Vec<u8>, StoreError> {
+        let want = self.block_len(block.min(self.blocks().saturating_sub(1)));
+        let mut bytes = vec![0u8; want];
+        let got = self.with_checked_block(block, |data| {
+            zstd_contexts::decompress_to_buffer(data, &mut bytes[..])
+        })?;
+        match got {
+            Ok(len) if len == want => {}
+            Ok(_) => return Err(self.corrupted(format!("block {block} has the wrong length"))),
+            Err(e) => return Err(self.corrupted(format!("block {block} does not decompress: {e}"))),
+        }
+        self.check_range(block, &bytes)?;
         Ok(bytes)
     }
 
