@@ -23,6 +23,7 @@
 
 use crate::build::{BuildError, BuildObserver, BuildOptions, LayerReport};
 use crate::solve::lean::Exchange;
+use crate::store::varint;
 use mpi::collective::SystemOperation;
 use mpi::datatype::{Partition, PartitionMut};
 use mpi::topology::SimpleCommunicator;
@@ -162,13 +163,8 @@ fn pack(entries: &[u64]) -> Vec<u8> {
     let mut varints = Vec::with_capacity(3 * sorted.len());
     let mut last = 0u64;
     for &x in &sorted {
-        let mut d = x - last;
+        varint::push(&mut varints, x - last);
         last = x;
-        while d >= 0x80 {
-            varints.push(d as u8 | 0x80);
-            d >>= 7;
-        }
-        varints.push(d as u8);
     }
     let mut out = (varints.len() as u64).to_le_bytes().to_vec();
     out.extend(zstd::bulk::compress(&varints, PACK_LEVEL).expect("zstd compresses in memory"));
@@ -187,21 +183,12 @@ fn unpack(bytes: &[u8]) -> Option<Vec<u64>> {
         return None;
     }
     let mut entries = Vec::with_capacity(len / 2);
-    let (mut last, mut d, mut shift) = (0u64, 0u64, 0u32);
-    for &b in &varints {
-        if shift > 63 {
-            return None;
-        }
-        d |= u64::from(b & 0x7f) << shift;
-        if b & 0x80 == 0 {
-            last = last.checked_add(d)?;
-            entries.push(last);
-            (d, shift) = (0, 0);
-        } else {
-            shift += 7;
-        }
+    let (mut last, mut at) = (0u64, 0usize);
+    while at < varints.len() {
+        last = last.checked_add(varint::read(&varints, &mut at)?)?;
+        entries.push(last);
     }
-    (shift == 0).then_some(entries)
+    Some(entries)
 }
 
 /// An empty buffer of bytes whose address is not 1: Open MPI reads the address 1 as

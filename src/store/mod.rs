@@ -30,6 +30,7 @@
 mod cache;
 mod header;
 mod reader;
+pub(crate) mod varint;
 mod writer;
 pub(crate) mod zstd_contexts;
 

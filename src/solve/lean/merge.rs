@@ -7,7 +7,7 @@ use super::{damaged_run, valid_key, Pass, PART};
 use crate::index;
 use crate::solve::settled::{self, Settled};
 use crate::store::{
-    self, compress_blocks, LayerSummary, StoreError, TableKind, TableWriter, WriteOptions,
+    self, compress_blocks, varint, LayerSummary, StoreError, TableKind, TableWriter, WriteOptions,
     WrittenLayer, HISTOGRAM_LEN,
 };
 use rayon::prelude::*;
@@ -464,13 +464,8 @@ fn pack_settled(parts: &[TablesPart]) -> Vec<u8> {
     let mut raw = Vec::with_capacity(4 * entries.len());
     let mut last = 0u32;
     for &(i, _, _) in &entries {
-        let mut d = i - last;
+        varint::push(&mut raw, u64::from(i - last));
         last = i;
-        while d >= 0x80 {
-            raw.push(d as u8 | 0x80);
-            d >>= 7;
-        }
-        raw.push(d as u8);
     }
     let varints = raw.len() as u64;
     raw.extend(entries.iter().map(|e| e.1));
@@ -502,26 +497,18 @@ fn unpack_settled(bytes: &[u8], values: &mut [u8], rounds: &mut [u8]) -> Option<
     }
     let (varints, rest) = raw.split_at(varints);
     let (vals, rnds) = rest.split_at(count);
-    let (mut at, mut d, mut shift, mut k) = (0u64, 0u64, 0u32, 0usize);
-    for &b in varints {
-        if shift > 28 {
-            return None;
-        }
-        d |= u64::from(b & 0x7f) << shift;
-        if b & 0x80 != 0 {
-            shift += 7;
-            continue;
-        }
-        at += d;
-        let i = usize::try_from(at).ok().filter(|&i| i < values.len())?;
+    let (mut offset, mut read, mut k) = (0u64, 0usize, 0usize);
+    while read < varints.len() {
+        offset = offset.checked_add(varint::read(varints, &mut read)?)?;
+        let i = usize::try_from(offset).ok().filter(|&i| i < values.len())?;
         if k == count {
             return None;
         }
         values[i] = vals[k];
         rounds[i] = rnds[k];
-        (d, shift, k) = (0, 0, k + 1);
+        k += 1;
     }
-    (shift == 0 && k == count).then_some(())
+    (k == count).then_some(())
 }
 
 /// Positions of a segment of a partitioned final merge: whole blocks of `block_size`,

@@ -15,7 +15,7 @@
 
 use super::chunks::{ChunkReader, ChunkWriter, Packed};
 use crate::solve::Settled;
-use crate::store::StoreError;
+use crate::store::{varint, StoreError};
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::cmp::Reverse;
@@ -63,12 +63,7 @@ fn encode_chunk(entries: &[Entry], keys_only: bool) -> Vec<u8> {
     let mut last = 0u64;
     for e in entries {
         let key = e.settled.key();
-        let mut v = ((key - last) << 1) | u64::from(e.settled.lost());
-        while v >= 0x80 {
-            raw.push(v as u8 | 0x80);
-            v >>= 7;
-        }
-        raw.push(v as u8);
+        varint::push(&mut raw, ((key - last) << 1) | u64::from(e.settled.lost()));
         if !keys_only {
             raw.push(e.round);
         }
@@ -84,20 +79,7 @@ fn decode_chunk(raw: &[u8], keys_only: bool) -> Option<Vec<Entry>> {
     let mut at = 0usize;
     let mut last = 0u64;
     while at < raw.len() {
-        let mut v = 0u64;
-        let mut shift = 0;
-        loop {
-            let b = *raw.get(at)?;
-            at += 1;
-            if shift > 63 {
-                return None;
-            }
-            v |= u64::from(b & 0x7F) << shift;
-            if b & 0x80 == 0 {
-                break;
-            }
-            shift += 7;
-        }
+        let v = varint::read(raw, &mut at)?;
         let round = if keys_only {
             0
         } else {
