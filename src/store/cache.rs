@@ -161,7 +161,7 @@ mod tests {
             block_size: 100,
             zstd_level: 1,
         };
-        let mut open = |kind, values: &[i8]| {
+        let open = |kind, values: &[i8]| {
             let bytes: Vec<u8> = values.iter().map(|&v| v as u8).collect();
             write_table(
                 dir,
