@@ -179,11 +179,11 @@ class Interval(NamedTuple):
     high: int
     """And at most this."""
     nodes: int
-    """Search nodes the proof took."""
+    """Search nodes the proof took (for an answer with its moves: every search of it)."""
     stuck: bool = False
     """When not exact: whether no budget would prove more, because every line left open
-    ends at a capture or an exit whose own value the tables leave open (build or refine
-    the layers below instead of raising the budget)."""
+    ends at a capture whose own value neither the tables nor a search of it decide. (A
+    probe searches such captures on its own, so it ends open for want of nodes.)"""
 
     @property
     def exact(self) -> bool:

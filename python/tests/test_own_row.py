@@ -123,7 +123,10 @@ def test_answers_equal_the_cli(cli, own_row_dir, repetition):
                  awari.board(m["child"])) for m in got["moves"]] == [
             (m.pit, m.captured, m.low, m.high, m.ends_by_repetition, m.child) for m in a.moves]
         assert [p - 1 for p in got["best"]] == [m.pit for m in a.best]
-        assert db.value(board, history, budget) == a.value
+        # The answer's value meets the position's own search with its moves' intervals,
+        # so it is the value's alone, or narrower.
+        v = db.value(board, history, budget)
+        assert v.low <= a.value.low <= a.value.high <= v.high, (v, a.value)
         assert db.best_moves(board, history, budget) == a.best
         compared += 1
         with_history += bool(history)

@@ -98,11 +98,13 @@ pub(super) fn budget(tables: &TableArgs) -> Result<u64> {
 pub(super) fn why_open(stuck: bool, nodes: u64, budget: u64) -> String {
     if stuck {
         format!(
-            "not proved, whatever the budget: every line left open ends at a capture or an \
-             exit whose own value the tables leave open; {nodes} nodes searched"
+            "not proved, whatever the budget: every line left open ends at a capture whose \
+             own value neither the tables nor a search of it decide; {nodes} nodes searched"
         )
     } else {
-        format!("not proved within --search-budget {budget}; {nodes} nodes searched")
+        format!(
+            "not proved within --search-budget {budget} nodes a search; {nodes} nodes searched in all"
+        )
     }
 }
 

@@ -461,8 +461,8 @@ pub struct Proof {
     pub nodes: u64,
     /// Not exact, and not for want of nodes: every line the search left open ends at a
     /// leaf whose own interval is open (a capture into a position, or a move out of the
-    /// root's component, that the tables do not know exactly), so a larger budget proves
-    /// nothing more.
+    /// root's component, that the tables do not know exactly, and that a probe's search
+    /// of it on its own did not decide either), so a larger budget proves nothing more.
     pub stuck: bool,
 }
 

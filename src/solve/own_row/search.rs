@@ -62,6 +62,10 @@ pub(crate) trait Leaves {
     fn fresh(&self, bits: u128, seeds: u32) -> Result<(i8, i8), Self::Error>;
     /// What is known of `bits`, a position of the root's layer (`seeds` seeds).
     fn in_layer(&self, bits: u128, seeds: u32) -> Result<InLayer, Self::Error>;
+    /// Told that a capture's child `bits` (`seeds` seeds), whose [`Leaves::fresh`] interval
+    /// straddled a threshold, left a line of the search open: a caller that can narrow
+    /// that interval (by searching the child on its own) learns where it would help.
+    fn straddled(&self, _bits: u128, _seeds: u32) {}
 }
 
 /// The own-row difference of a packed position for its mover.
@@ -638,6 +642,7 @@ impl<'a, L: Leaves> Search<'a, L> {
                         self.straddles.exits += 1;
                     } else {
                         self.straddles.captures += 1;
+                        self.leaves.straddled(child, self.seeds - c as u32);
                     }
                     (INF, INF)
                 }
