@@ -129,6 +129,30 @@ impl<'a> DeepLeaves<'a> {
     }
 }
 
+impl DeepLeaves<'_> {
+    /// Keeps what a search of `bits` (`seeds` seeds) on its own, with an empty history,
+    /// proved: its interval met with the one known so far; `settled` when no budget would
+    /// narrow it further. Whether the interval narrowed.
+    fn learn(
+        &self,
+        bits: u128,
+        seeds: u32,
+        proved: &Proof,
+        settled: bool,
+    ) -> Result<bool, ProbeError> {
+        let before = self.fresh(bits, seeds)?;
+        let after = (before.0.max(proved.low), before.1.min(proved.high));
+        if settled {
+            self.settled.borrow_mut().insert(bits);
+        }
+        if after == before {
+            return Ok(false);
+        }
+        self.narrowed.borrow_mut().insert(bits, after);
+        Ok(true)
+    }
+}
+
 impl Leaves for DeepLeaves<'_> {
     type Error = ProbeError;
     fn fresh(&self, bits: u128, seeds: u32) -> Result<(i8, i8), ProbeError> {
@@ -271,17 +295,11 @@ impl BoundsDatabase {
                     .get(&bits)
                     .map_or(CHILD_BUDGET, |b| b.saturating_mul(2))
                     .min(left);
-                let before = leaves.fresh(bits, seeds)?;
                 let q = self.prove_deepening(leaves, &from_bits(bits), &[], share)?;
                 left -= q.nodes.min(left);
-                let after = (before.0.max(q.low), before.1.min(q.high));
-                if after != before {
-                    leaves.narrowed.borrow_mut().insert(bits, after);
-                    narrowed = true;
-                }
-                if q.exact() || q.stuck {
-                    leaves.settled.borrow_mut().insert(bits);
-                } else {
+                let settled = q.exact() || q.stuck;
+                narrowed |= leaves.learn(bits, seeds, &q, settled)?;
+                if !settled {
                     cut = true;
                     children.insert(bits, share);
                 }
@@ -340,6 +358,12 @@ impl BoundsDatabase {
                 let p = self.prove_deepening(&leaves, &m.child, before, budget)?;
                 nodes += p.nodes;
                 settled &= p.exact() || p.stuck;
+                if m.captured > 0 {
+                    // What the position's own search will meet at this capture.
+                    let bits = crate::board::to_bits(&m.child);
+                    let seeds = m.child.seeds();
+                    leaves.learn(bits, seeds, &p, p.exact() || p.stuck)?;
+                }
                 (c - p.high, c - p.low)
             };
             moves.push(OwnRowMove {
