@@ -6,7 +6,7 @@
 
 use awari::index;
 use awari::solve::bounds::{solve_all_bounds, BoundsLayer};
-use awari::solve::own_row::{prove_in_memory, solve_all, Repetition};
+use awari::solve::own_row::{prove_in_memory, solve_all, Proof, Repetition};
 use awari::{Board, Rules};
 
 mod common;
@@ -375,6 +375,18 @@ mod tables {
         );
     }
 
+    /// Asserts that `inner`'s interval lies inside `outer`'s.
+    fn assert_inside(inner: &Proof, outer: &Proof, what: &str) {
+        assert!(
+            outer.low <= inner.low && inner.high <= outer.high,
+            "{what}: [{}, {}] not inside [{}, {}]",
+            inner.low,
+            inner.high,
+            outer.low,
+            outer.high
+        );
+    }
+
     /// A probe deepens where the tables leave its search stuck. Over own-row tables built
     /// at 5 nodes a root (layers 0..=4, many positions left open) and the bounds alone
     /// above them, every position of layer 5 probed with an empty history: the interval
@@ -384,7 +396,6 @@ mod tables {
     /// those on their own, proves more, and makes some of them exact.
     #[test]
     fn a_probe_searches_open_capture_children_on_their_own() {
-        use awari::solve::bounds::BoundsLayer;
         let dir = tempfile::tempdir().unwrap();
         let (rules, r) = (Rules::ABAPA, Repetition::First);
         let (top, n) = (4, 5);
@@ -427,13 +438,10 @@ mod tables {
                 deep.low,
                 deep.high
             );
-            assert!(
-                plain.low <= deep.low && deep.high <= plain.high,
-                "{pits:?}: probed [{}, {}], the plain search [{}, {}]",
-                deep.low,
-                deep.high,
-                plain.low,
-                plain.high
+            assert_inside(
+                &deep,
+                &plain,
+                &format!("{pits:?}: probed, against the plain search"),
             );
             if plain.stuck {
                 stuck += 1;
@@ -469,13 +477,10 @@ mod tables {
             open += 1;
             assert_eq!(p.nodes, 2000, "{pits:?}");
             let more = db.own_row_value(r, &b, &[], 20_000).unwrap();
-            assert!(
-                p.low <= more.low && more.high <= p.high,
-                "{pits:?}: [{}, {}] at 2000 nodes, [{}, {}] at 20000",
-                p.low,
-                p.high,
-                more.low,
-                more.high
+            assert_inside(
+                &more,
+                &p,
+                &format!("{pits:?}: at 20000 nodes, against 2000"),
             );
             narrower += usize::from((more.low, more.high) != (p.low, p.high));
         }

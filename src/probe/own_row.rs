@@ -127,9 +127,7 @@ impl<'a> DeepLeaves<'a> {
             settled: RefCell::default(),
         }
     }
-}
 
-impl DeepLeaves<'_> {
     /// Keeps what a search of `bits` (`seeds` seeds) on its own, with an empty history,
     /// proved: its interval met with the one known so far; `settled` when no budget would
     /// narrow it further. Whether the interval narrowed.
@@ -357,12 +355,12 @@ impl BoundsDatabase {
                 let before: &[Board] = if m.captured > 0 { &[] } else { &after };
                 let p = self.prove_deepening(&leaves, &m.child, before, budget)?;
                 nodes += p.nodes;
-                settled &= p.exact() || p.stuck;
+                let done = p.exact() || p.stuck;
+                settled &= done;
                 if m.captured > 0 {
                     // What the position's own search will meet at this capture.
                     let bits = crate::board::to_bits(&m.child);
-                    let seeds = m.child.seeds();
-                    leaves.learn(bits, seeds, &p, p.exact() || p.stuck)?;
+                    leaves.learn(bits, m.child.seeds(), &p, done)?;
                 }
                 (c - p.high, c - p.low)
             };
