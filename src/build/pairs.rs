@@ -245,7 +245,8 @@ fn read_back(
     Ok((pair, report))
 }
 
-/// Writes the low file, then the high file (which marks the layer complete).
+/// Writes the pair: the low file, then the high file (which marks the layer complete),
+/// sharing the low file's blocks where the layer is exact ([`store::write_pair`]).
 fn write_pair(
     root: &Path,
     opts: &BuildOptions,
@@ -255,20 +256,14 @@ fn write_pair(
 ) -> Result<LayerReport, StoreError> {
     let as_bytes = |v: &[i8]| v.iter().map(|&x| x as u8).collect::<Vec<u8>>();
     let summary = LayerSummary::from_values(n, &pair.low);
-    let low = store::write_table(
+    let (low, high) = store::write_pair(
         root,
         opts.rules,
-        kind.low,
-        &as_bytes(&pair.low),
-        summary.clone(),
-        opts.write,
-    )?;
-    let high = store::write_table(
-        root,
-        opts.rules,
+        n,
         kind.high,
+        &as_bytes(&pair.low),
         &as_bytes(&pair.high),
-        LayerSummary::from_values(n, &pair.high),
+        (summary.clone(), LayerSummary::from_values(n, &pair.high)),
         opts.write,
     )?;
     Ok(LayerReport {

@@ -70,16 +70,23 @@ impl LayerSet {
         let mut layers = Vec::new();
         let mut half_built = Vec::new();
         for seeds in 0..=MAX_SEEDS {
+            let present = |kind| {
+                store::table_path(&root, rules, seeds, kind)
+                    .symlink_metadata()
+                    .is_ok()
+            };
+            // A pair's high file may share its low file's blocks and opens it: a missing
+            // low file makes the layer half built, whatever the high file says.
+            if tables.is_pair() && present(tables.marker()) && !present(tables.companion()) {
+                half_built.push(seeds);
+                layers.push(None);
+                continue;
+            }
             let layer = match open(seeds, tables.marker())? {
                 None => None,
                 Some(marker) => {
                     let companion = open(seeds, tables.companion())?;
-                    if tables.is_pair() && companion.is_none() {
-                        half_built.push(seeds);
-                        None
-                    } else {
-                        Some(LayerFiles { marker, companion })
-                    }
+                    Some(LayerFiles { marker, companion })
                 }
             };
             layers.push(layer);

@@ -17,6 +17,11 @@ pub(crate) const COMPRESSION_ZSTD: u8 = 1;
 /// Compression 0: the table keeps no entries and has no blocks (a distances table of a
 /// layer built without its distances).
 pub(crate) const COMPRESSION_NONE: u8 = 0;
+/// Compression 2, only for the high file of a pair ([`TableKind::low_of_pair`]): zstd
+/// blocks as code 1, except that a block of length 0 is the pair's low file's block of the
+/// same number (the same positions hold the same bytes there: an exact stretch), its
+/// checksum the low block's. An exact layer's pair thus costs one file of blocks.
+pub(crate) const COMPRESSION_SHARED: u8 = 2;
 
 /// Byte offsets of the fixed fields.
 mod at {
@@ -95,6 +100,20 @@ impl Header {
         Header {
             compression: COMPRESSION_NONE,
             blocks: 0,
+            ..Header::new(rules, kind, block_size, summary)
+        }
+    }
+
+    /// The header of a pair's high file some of whose blocks are its low file's
+    /// ([`COMPRESSION_SHARED`]).
+    pub fn sharing(
+        rules: Rules,
+        kind: TableKind,
+        block_size: u32,
+        summary: &LayerSummary,
+    ) -> Header {
+        Header {
+            compression: COMPRESSION_SHARED,
             ..Header::new(rules, kind, block_size, summary)
         }
     }

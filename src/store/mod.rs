@@ -9,7 +9,7 @@
 //! | 8 | 4 | format version |
 //! | 12 | 1 | rules code ([`Rules::code`]) |
 //! | 13 | 1 | index kind (1: every placement, stars and bars) |
-//! | 14 | 1 | compression (1: zstd; 0: no entries and no blocks, only for a distances table) |
+//! | 14 | 1 | compression (1: zstd; 0: no entries and no blocks, only for a distances table; 2: zstd, a block of length 0 being the low file's, only for the high file of a pair) |
 //! | 15 | 1 | table kind (1: values, one `i8` a position; 2: distances, one `u8`; 3 and 4: the low and high bounds, one `i8` each) |
 //! | 16 | 4 | seeds on the board (the layer) |
 //! | 20 | 4 | positions per block |
@@ -36,7 +36,7 @@ pub(crate) mod zstd_contexts;
 
 pub(crate) use cache::{BlockCache, CACHE_BLOCKS};
 pub use reader::LayerFile;
-pub(crate) use writer::{compress_blocks, write_without_entries, TableWriter};
+pub(crate) use writer::{compress_blocks, write_pair, write_without_entries, TableWriter};
 pub use writer::{write_layer, write_table, WriteOptions, WrittenLayer};
 
 use crate::board::MAX_SEEDS;
@@ -107,6 +107,16 @@ impl TableKind {
             TableKind::OwnRowHigh(Repetition::First) => "r2hi",
             TableKind::OwnRowLow(Repetition::Third) => "r3lo",
             TableKind::OwnRowHigh(Repetition::Third) => "r3hi",
+        }
+    }
+    /// The low file's kind of a pair's high file (the bounds' or the own-row values'),
+    /// whose blocks the high file may share (compression code 2, `COMPRESSION_SHARED`);
+    /// None for any other kind.
+    pub(crate) fn low_of_pair(self) -> Option<TableKind> {
+        match self {
+            TableKind::BoundsHigh => Some(TableKind::BoundsLow),
+            TableKind::OwnRowHigh(r) => Some(TableKind::OwnRowLow(r)),
+            _ => None,
         }
     }
     /// Whether `byte` can be stored at a position of layer `seeds`. It depends only on the
@@ -365,18 +375,36 @@ pub fn layer_state(
     if !marker.exists() {
         return Ok(LayerState::Missing);
     }
-    LayerFile::open_kind(&marker, rules, seeds, tables.marker())?;
     let kind = tables.companion();
     let path = table_path(&root, rules, seeds, kind);
-    // (A link that leads nowhere is not missing: opening it says what it is.)
-    if let Err(e) = std::fs::symlink_metadata(&path) {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            return Ok(LayerState::Incomplete(Incomplete::Missing { kind, path }));
+    let companion_missing = || -> Result<Option<LayerState>, StoreError> {
+        // (A link that leads nowhere is not missing: opening it says what it is.)
+        match std::fs::symlink_metadata(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Ok(Some(LayerState::Incomplete(Incomplete::Missing {
+                    kind,
+                    path: path.clone(),
+                })))
+            }
+            Err(e) => Err(StoreError::Io {
+                path: path.clone(),
+                source: e,
+            }),
+            Ok(_) => Ok(None),
         }
-        return Err(StoreError::Io { path, source: e });
-    }
+    };
+    // A pair's high file may share the blocks of its low file, the companion, and opens
+    // it: a missing low file is named as such first.
     if tables.is_pair() {
+        if let Some(missing) = companion_missing()? {
+            return Ok(missing);
+        }
+        LayerFile::open_kind(&marker, rules, seeds, tables.marker())?;
         return Ok(LayerState::Complete);
+    }
+    LayerFile::open_kind(&marker, rules, seeds, tables.marker())?;
+    if let Some(missing) = companion_missing()? {
+        return Ok(missing);
     }
     let checked =
         LayerFile::open_kind(&path, rules, seeds, kind).and_then(|file| file.check_blocks());

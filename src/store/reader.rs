@@ -7,7 +7,8 @@
 //! ([`LayerFile::open_mapped`]) for callers who can promise the files will not change.
 
 use super::header::{
-    BlockTable, FixedProblem, Header, COMPRESSION_NONE, COMPRESSION_ZSTD, FIXED_LEN, INDEX_FULL,
+    BlockTable, FixedProblem, Header, COMPRESSION_NONE, COMPRESSION_SHARED, COMPRESSION_ZSTD,
+    FIXED_LEN, INDEX_FULL,
 };
 use super::zstd_contexts;
 use super::{histogram_bucket, LayerSummary, StoreError, TableKind, HISTOGRAM_LEN};
@@ -39,6 +40,11 @@ pub struct LayerFile {
     summary: LayerSummary,
     /// False for a table that keeps no entries ([`LayerFile::keeps_entries`]).
     entries: bool,
+    /// For a pair's high file that shares blocks with its low file (compression code 2):
+    /// that low file, opened beside it; its blocks of length 0 are read there.
+    low: Option<Box<LayerFile>>,
+    /// Whether this is such a high file (its header's compression code is 2).
+    shares: bool,
 }
 
 thread_local! {
@@ -125,6 +131,8 @@ impl LayerFile {
                 histogram: [0; HISTOGRAM_LEN],
             },
             entries: true,
+            low: None,
+            shares: false,
         };
         file.len = match &file.source {
             Source::Read(f) => f.metadata().map_err(|e| io_error(path, e))?.len(),
@@ -140,7 +148,54 @@ impl LayerFile {
             positions: header.positions,
             histogram: header.histogram,
         };
+        file.shares = header.compression == COMPRESSION_SHARED;
+        if file.shares {
+            file.low = Some(Box::new(file.open_low(rules)?));
+        }
         Ok(file)
+    }
+
+    /// The low file beside this high file that shares its blocks, opened as this one was
+    /// (read or mapped), and checked to be the one it was written with: same layer
+    /// layout, and the same checksum for every block shared.
+    fn open_low(&self, rules: Rules) -> Result<LayerFile, StoreError> {
+        let kind = self
+            .kind
+            .low_of_pair()
+            .expect("only a pair's high file shares blocks");
+        let path = self.path.with_extension(kind.extension());
+        let low = match self.source {
+            Source::Read(_) => LayerFile::open_kind(&path, rules, self.seeds, kind),
+            // SAFETY: reached only from `open_mapped`, whose caller promised that the files
+            // of the database (this high file and its low file) do not change while open.
+            Source::Mapped(_) => unsafe { LayerFile::open_mapped(&path, rules, self.seeds, kind) },
+        }
+        .map_err(|e| {
+            self.corrupted(format!(
+                "shares blocks with {}, which cannot be read: {e}",
+                path.display()
+            ))
+        })?;
+        let mismatch = low.positions() != self.positions()
+            || low.block_size != self.block_size
+            || (0..self.blocks()).any(|b| {
+                self.is_shared(b)
+                    && low.table.checksums[b as usize] != self.table.checksums[b as usize]
+            });
+        if mismatch {
+            return Err(self.corrupted(format!(
+                "shares blocks with {}, which is not the low file it was written with",
+                path.display()
+            )));
+        }
+        Ok(low)
+    }
+
+    /// Whether `block` (in range) is stored in the low file: a block of length 0 in a
+    /// high file that shares blocks (compression code 2).
+    fn is_shared(&self, block: u64) -> bool {
+        let b = block as usize;
+        self.shares && self.table.offsets[b] == self.table.offsets[b + 1]
     }
 
     /// Reads and checks the header (fixed part, sizes, checksum), keeping the block table.
@@ -202,7 +257,8 @@ impl LayerFile {
         }
         // Only a distances table may keep no entries: a layer's values are always kept.
         let compression_known = header.compression == COMPRESSION_ZSTD
-            || (header.compression == COMPRESSION_NONE && kind == TableKind::Distances);
+            || (header.compression == COMPRESSION_NONE && kind == TableKind::Distances)
+            || (header.compression == COMPRESSION_SHARED && kind.low_of_pair().is_some());
         if header.index_kind != INDEX_FULL || !compression_known {
             return Err(self.corrupted("unknown index kind or compression".into()));
         }
@@ -338,6 +394,13 @@ impl LayerFile {
                 self.blocks()
             )));
         }
+        if self.is_shared(block) {
+            let low = self
+                .low
+                .as_ref()
+                .expect("a file that shares blocks has its low file");
+            return low.with_checked_block(block, f);
+        }
         let (start, end) = (
             self.table.offsets[block as usize],
             self.table.offsets[block as usize + 1],
@@ -372,6 +435,12 @@ impl LayerFile {
     pub(crate) fn same_block(&self, other: &LayerFile, block: u64) -> Result<bool, StoreError> {
         if !self.entries || !other.entries || block >= self.blocks() || block >= other.blocks() {
             return Ok(false);
+        }
+        // A block one of them keeps in the other, checked at open to carry its checksum.
+        if self.is_shared(block) || other.is_shared(block) {
+            return Ok(
+                self.table.checksums[block as usize] == other.table.checksums[block as usize]
+            );
         }
         let span = |f: &LayerFile| {
             let b = block as usize;

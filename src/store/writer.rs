@@ -113,6 +113,8 @@ pub(crate) struct TableWriter {
     /// Bytes received that do not yet fill a block.
     partial: Vec<u8>,
     positions: u64,
+    /// Whether a block was left to the pair's low file ([`PairWriter`]).
+    shares: bool,
 }
 
 impl TableWriter {
@@ -142,6 +144,7 @@ impl TableWriter {
             sums: Vec::with_capacity(blocks as usize),
             partial: Vec::new(),
             positions: 0,
+            shares: false,
         };
         let file = File::create(&tmp).map_err(|e| w.tmp_error(e))?;
         let mut out = BufWriter::with_capacity(1 << 20, file);
@@ -237,7 +240,11 @@ impl TableWriter {
         if !last.is_empty() {
             self.write_blocks(&last)?;
         }
-        let header = Header::new(self.rules, self.kind, self.opts.block_size, &summary);
+        let header = if self.shares {
+            Header::sharing(self.rules, self.kind, self.opts.block_size, &summary)
+        } else {
+            Header::new(self.rules, self.kind, self.opts.block_size, &summary)
+        };
         let header = header.encode(&self.lens, &self.sums);
         let out = self.out.take().expect("open until finish");
         if let Err(e) = finish_file(out, &header) {
@@ -245,6 +252,168 @@ impl TableWriter {
         }
         put_in_place(&self.tmp, &self.path, summary)
     }
+}
+
+/// The two tables of a pair (the low and the high end of each position's interval: the
+/// bounds, or the own-row values), written together block by block. A block of the high
+/// table whose bytes are the low table's block (every position of it exact) is not
+/// written again: the high file keeps a block of length 0 there, with the low block's
+/// checksum (compression code 2), and its reader takes the low file's block. An exact
+/// layer's pair thus costs one table of blocks. A high table that shares no block is
+/// written as any other table. The low file is renamed into place first, then the high
+/// file, which marks the layer complete.
+pub(crate) struct PairWriter {
+    low: TableWriter,
+    high: TableWriter,
+    /// Bytes of each received that do not yet fill a block.
+    partial: (Vec<u8>, Vec<u8>),
+}
+
+impl PairWriter {
+    /// A writer of layer `seeds`' pair of tables, `high` naming the high table's kind.
+    ///
+    /// # Errors
+    ///
+    /// A temporary file that cannot be created.
+    ///
+    /// # Panics
+    ///
+    /// If `high` is not the high table of a pair.
+    pub fn create(
+        db: &Path,
+        rules: Rules,
+        seeds: u32,
+        high: TableKind,
+        opts: WriteOptions,
+    ) -> Result<PairWriter, StoreError> {
+        let low = high.low_of_pair().expect("the high table of a pair");
+        Ok(PairWriter {
+            low: TableWriter::create(db, rules, seeds, low, opts)?,
+            high: TableWriter::create(db, rules, seeds, high, opts)?,
+            partial: (Vec::new(), Vec::new()),
+        })
+    }
+
+    /// Appends the next positions' low and high bytes, in index order.
+    ///
+    /// # Panics
+    ///
+    /// If `low` and `high` differ in length.
+    pub fn append(&mut self, low: &[u8], high: &[u8]) -> Result<(), StoreError> {
+        assert_eq!(low.len(), high.len(), "a low and a high byte a position");
+        let block = self.low.opts.block_size as usize;
+        let (mut low, mut high) = (low, high);
+        if !self.partial.0.is_empty() {
+            let take = (block - self.partial.0.len()).min(low.len());
+            self.partial.0.extend_from_slice(&low[..take]);
+            self.partial.1.extend_from_slice(&high[..take]);
+            (low, high) = (&low[take..], &high[take..]);
+            if self.partial.0.len() == block {
+                let (l, h) = std::mem::take(&mut self.partial);
+                self.write_blocks(&l, &h)?;
+            }
+        }
+        let whole = low.len() / block * block;
+        self.write_blocks(&low[..whole], &high[..whole])?;
+        self.partial.0.extend_from_slice(&low[whole..]);
+        self.partial.1.extend_from_slice(&high[whole..]);
+        Ok(())
+    }
+
+    /// Compresses and writes whole blocks (the last of the layer may be short).
+    fn write_blocks(&mut self, low: &[u8], high: &[u8]) -> Result<(), StoreError> {
+        let opts = self.low.opts;
+        let block = opts.block_size as usize;
+        let low_blocks = compress_blocks(low, opts);
+        // None: the high block is the low block.
+        let high_blocks: Vec<Option<Vec<u8>>> = low
+            .par_chunks(block)
+            .zip(high.par_chunks(block))
+            .map(|(l, h)| (l != h).then(|| zstd_contexts::compress(h, opts.zstd_level)))
+            .collect();
+        self.low.positions += low.len() as u64;
+        self.low
+            .write_compressed(low_blocks.iter().map(Vec::as_slice))?;
+        self.high.positions += high.len() as u64;
+        let out = self.high.out.as_mut().expect("open until finish");
+        for (h, l) in high_blocks.iter().zip(&low_blocks) {
+            match h {
+                Some(h) => {
+                    out.write_all(h).map_err(|e| StoreError::Io {
+                        path: self.high.tmp.clone(),
+                        source: e,
+                    })?;
+                    self.high.lens.push(h.len() as u64);
+                    self.high.sums.push(xxh3_64(h));
+                }
+                None => {
+                    self.high.shares = true;
+                    self.high.lens.push(0);
+                    self.high.sums.push(xxh3_64(l));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes both headers and renames the low file into place, then the high file.
+    /// `summaries` are the low and the high ends' histograms.
+    ///
+    /// # Panics
+    ///
+    /// If the bytes appended are not exactly the layer's positions.
+    pub fn finish(
+        mut self,
+        summaries: (LayerSummary, LayerSummary),
+    ) -> Result<(WrittenLayer, WrittenLayer), StoreError> {
+        let (l, h) = std::mem::take(&mut self.partial);
+        if !l.is_empty() {
+            self.write_blocks(&l, &h)?;
+        }
+        let low = self.low.finish(summaries.0)?;
+        let high = self.high.finish(summaries.1)?;
+        Ok((low, high))
+    }
+}
+
+/// Writes the pair of tables of layer `seeds` ([`PairWriter`]) from the low and high bytes
+/// of every position, in index order. A pair already there is replaced: its high file is
+/// removed first, since the old high file may share blocks with the old low file (the layer
+/// reads as incomplete until the new high file is in place).
+///
+/// # Errors
+///
+/// A file that cannot be removed, created, written or renamed.
+///
+/// # Panics
+///
+/// If `low` or `high` does not hold one byte for each position of the layer, or `high` is
+/// not the high table of a pair.
+#[allow(clippy::too_many_arguments)]
+pub fn write_pair(
+    db: &Path,
+    rules: Rules,
+    seeds: u32,
+    high_kind: TableKind,
+    low: &[u8],
+    high: &[u8],
+    summaries: (LayerSummary, LayerSummary),
+    opts: WriteOptions,
+) -> Result<(WrittenLayer, WrittenLayer), StoreError> {
+    assert_eq!(low.len() as u64, index::size(seeds));
+    let high_path = table_path(db, rules, seeds, high_kind);
+    match fs::remove_file(&high_path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(StoreError::Io {
+                path: high_path,
+                source: e,
+            })
+        }
+        _ => {}
+    }
+    let mut w = PairWriter::create(db, rules, seeds, high_kind, opts)?;
+    w.append(low, high)?;
+    w.finish(summaries)
 }
 
 /// `bytes` cut into blocks of `opts.block_size` positions (the last may be short), each
@@ -397,5 +566,110 @@ mod tests {
             fs::read(&got.path).unwrap(),
             fs::read(&expected.path).unwrap()
         );
+    }
+
+    /// A pair writes the high file's blocks that equal the low file's as blocks of length
+    /// 0 (compression code 2), reads back every byte through the low file, and is refused
+    /// against a low file it was not written with; a pair that shares nothing is written
+    /// as two plain tables.
+    #[test]
+    fn a_pair_shares_the_blocks_where_it_is_exact() {
+        let n = 5;
+        let size = index::size(n) as usize;
+        let opts = WriteOptions {
+            block_size: 1000,
+            zstd_level: 3,
+        };
+        let low: Vec<u8> = (0..size).map(|i| ((i * 7 % 11) as i8 - 5) as u8).collect();
+        // Blocks 0 and 2 differ; the others (1, 3, and the short last one) are exact.
+        // Another value of the layer's range.
+        let nudge = |b: u8| {
+            if (b as i8) > 0 {
+                b - 1
+            } else {
+                b.wrapping_add(1)
+            }
+        };
+        let mut high = low.clone();
+        high[10] = nudge(high[10]);
+        high[2500] = nudge(high[2500]);
+        let summary = |b: &[u8]| {
+            LayerSummary::from_values(n, &b.iter().map(|&x| x as i8).collect::<Vec<_>>())
+        };
+        let kind = TableKind::OwnRowHigh(Repetition::First);
+        let db = tempfile::tempdir().unwrap();
+        let write = |low: &[u8], high: &[u8]| {
+            write_pair(
+                db.path(),
+                Rules::ABAPA,
+                n,
+                kind,
+                low,
+                high,
+                (summary(low), summary(high)),
+                opts,
+            )
+            .unwrap()
+        };
+        let (l, h) = write(&low, &high);
+        let file = LayerFile::open_kind(&h.path, Rules::ABAPA, n, kind).unwrap();
+        assert_eq!(file.read_all_bytes().unwrap(), high);
+        file.check_blocks().unwrap();
+        let low_file =
+            LayerFile::open_kind(&l.path, Rules::ABAPA, n, kind.low_of_pair().unwrap()).unwrap();
+        let shared: Vec<bool> = (0..file.blocks())
+            .map(|b| low_file.same_block(&file, b).unwrap())
+            .collect();
+        assert_eq!(shared, [false, true, false, true, true]);
+        // The high file holds only its two own blocks beside its header.
+        let own: u64 = [0, 2]
+            .iter()
+            .map(|&b| compress_blocks(&high[b * 1000..(b + 1) * 1000], opts)[0].len() as u64)
+            .sum();
+        assert_eq!(h.bytes, Header::len_with_tables(5) as u64 + own);
+        // Another low file under the same name: the high file is refused, not misread.
+        let mut other = low.clone();
+        other[1500] = nudge(other[1500]);
+        write_table(
+            db.path(),
+            Rules::ABAPA,
+            kind.low_of_pair().unwrap(),
+            &other,
+            summary(&other),
+            opts,
+        )
+        .unwrap();
+        let e = LayerFile::open_kind(&h.path, Rules::ABAPA, n, kind)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not the low file it was written with"), "{e}");
+        // No low file at all.
+        fs::remove_file(&l.path).unwrap();
+        let e = LayerFile::open_kind(&h.path, Rules::ABAPA, n, kind)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("shares blocks with") && e.contains("cannot be read"),
+            "{e}"
+        );
+        // Nothing exact: the high file is the plain table of its bytes.
+        let apart: Vec<u8> = low.iter().map(|&b| nudge(b)).collect();
+        let (_, h) = write(&low, &apart);
+        let plain = tempfile::tempdir().unwrap();
+        let expected = write_table(
+            plain.path(),
+            Rules::ABAPA,
+            kind,
+            &apart,
+            summary(&apart),
+            opts,
+        )
+        .unwrap();
+        assert_eq!(
+            fs::read(&h.path).unwrap(),
+            fs::read(&expected.path).unwrap()
+        );
+        // Only a pair's high file may share blocks.
+        assert!(TableKind::Values.low_of_pair().is_none());
     }
 }
