@@ -237,9 +237,9 @@ pub enum BuildError {
         /// The layer's scratch folder under it, which holds the checkpoint.
         dir: PathBuf,
     },
-    /// The lean pass asked for the bounds or the own-row values, which have one pass, in
-    /// memory.
-    #[error("the bounds have one pass, in memory; the lean pass builds the values only")]
+    /// The lean pass asked for the bounds, which have one pass, in memory (or an MPI build
+    /// of a pair table).
+    #[error("the bounds have one pass, in memory; the lean pass builds the values and the own-row values (in one process)")]
     LeanBounds,
     /// [`BuildOptions::refine`] asked for tables other than the own-row values (the others
     /// are exact, or bounds that no budget narrows).

@@ -4,7 +4,9 @@
 //! then its high file (which marks the layer complete). The two kinds differ only by their
 //! files and their solver ([`PairKind`]).
 
-use super::{BuildError, BuildObserver, BuildOptions, LayerKind, LayerReport, PassChoice, Tables};
+use super::{
+    BuildError, BuildObserver, BuildOptions, LayerKind, LayerReport, Pass, PassChoice, Tables,
+};
 use crate::board::MAX_SEEDS;
 use crate::index;
 use crate::solve::bounds::{solve_layer_bounds, BoundsLayer, MAX_BOUNDS_SEEDS};
@@ -86,39 +88,98 @@ pub(super) fn build(
     observer: &dyn BuildObserver,
 ) -> Result<Vec<LayerReport>, BuildError> {
     let kind = PairKind::of(opts);
-    if opts.pass == PassChoice::Lean {
+    if opts.pass == PassChoice::Lean && kind.own_row.is_none() {
         return Err(BuildError::LeanBounds);
     }
     let root = store::bounds_dir(&opts.db);
-    if (MAX_BOUNDS_SEEDS + 1..=MAX_SEEDS).contains(&opts.max_seeds) {
+    // Above the in-memory solver's limit only the own-row values' lean pass builds.
+    let beyond = (MAX_BOUNDS_SEEDS + 1..=MAX_SEEDS).contains(&opts.max_seeds);
+    if beyond && (kind.own_row.is_none() || opts.pass == PassChoice::InMemory) {
         return Err(BuildError::TooLarge {
             seeds: opts.max_seeds,
             limit: MAX_BOUNDS_SEEDS,
         });
     }
     let folder = store::rules_dir(&root, opts.rules);
-    // The own-row searches hold one proof tree a thread, as large as the budget allows.
-    let trees = if kind.own_row.is_some() {
-        let threads = opts.threads.unwrap_or_else(rayon::current_num_threads) as u64;
-        threads * own_row::search::tree_bytes(opts.search_budget)
-    } else {
-        0
-    };
-    let need = |n| {
-        if kind.own_row.is_some() {
-            own_row_memory_needed(n) + trees
-        } else {
-            bounds_memory_needed(n)
-        }
-    };
-    let (pool, _lock) = super::prepare(opts, need, &folder)?;
+    let limit = opts.memory_limit.or_else(super::physical_memory);
+    let choice = PassFor::new(opts, kind, limit);
+    let (pool, _lock) = super::prepare(opts, |n| choice.need(n), &folder)?;
     let mut pairs = Pairs {
         opts,
         root,
         kind,
+        choice,
         layers: Vec::new(),
     };
     pool.install(|| super::build_layers(opts, observer, &mut pairs))
+}
+
+/// Which pass builds each layer of a pair table, and the memory it needs.
+struct PassFor {
+    kind: PairKind,
+    pass: PassChoice,
+    limit: Option<u64>,
+    /// The own-row searches hold one proof tree a thread, as large as the budget allows.
+    trees: u64,
+    lean: crate::solve::lean::LeanOptions,
+}
+
+impl PassFor {
+    fn new(opts: &BuildOptions, kind: PairKind, limit: Option<u64>) -> PassFor {
+        let trees = if kind.own_row.is_some() {
+            let threads = opts.threads.unwrap_or_else(rayon::current_num_threads) as u64;
+            threads * own_row::search::tree_bytes(opts.search_budget)
+        } else {
+            0
+        };
+        PassFor {
+            kind,
+            pass: opts.pass,
+            limit,
+            trees,
+            lean: opts.lean.clone(),
+        }
+    }
+
+    /// The in-memory pass's need for layer `n`.
+    fn in_memory_need(&self, n: u32) -> u64 {
+        if self.kind.own_row.is_some() {
+            own_row_memory_needed(n) + self.trees
+        } else {
+            bounds_memory_needed(n)
+        }
+    }
+
+    /// The pass of layer `n`: the lean pass for the own-row values when asked, when the
+    /// in-memory pass would not fit under the limit, or above its largest layer.
+    fn pass(&self, n: u32) -> Pass {
+        if self.kind.own_row.is_none() {
+            return Pass::InMemory;
+        }
+        match self.pass {
+            PassChoice::InMemory => Pass::InMemory,
+            PassChoice::Lean => Pass::Lean,
+            PassChoice::Auto if n > MAX_BOUNDS_SEEDS => Pass::Lean,
+            PassChoice::Auto => match self.limit {
+                Some(limit) if self.in_memory_need(n) > limit => Pass::Lean,
+                _ => Pass::InMemory,
+            },
+        }
+    }
+
+    /// The memory layer `n` needs with its pass.
+    fn need(&self, n: u32) -> u64 {
+        match self.pass(n) {
+            Pass::InMemory => self.in_memory_need(n),
+            Pass::Lean => crate::solve::lean::plan_reach(n, &self.lean).total_bytes(),
+        }
+    }
+
+    /// Whether the in-memory pass fits layer `n` under the limit (it then searches what a
+    /// lean pass leaves open).
+    fn in_memory_fits(&self, n: u32) -> bool {
+        n <= MAX_BOUNDS_SEEDS && self.limit.is_none_or(|l| self.in_memory_need(n) <= l)
+    }
 }
 
 /// The pair tables' side of the layer loop.
@@ -127,13 +188,14 @@ struct Pairs<'a> {
     /// The bounds folder.
     root: PathBuf,
     kind: PairKind,
+    choice: PassFor,
     /// Every lower layer's pair (empty for a layer no build above needs).
     layers: Vec<BoundsLayer>,
 }
 
 impl LayerKind for Pairs<'_> {
-    fn reads_lower(&self, _m: u32) -> bool {
-        true
+    fn reads_lower(&self, m: u32) -> bool {
+        self.choice.pass(m) == Pass::InMemory
     }
 
     fn read_back(&mut self, n: u32, needed: bool) -> Result<LayerReport, BuildError> {
@@ -145,6 +207,9 @@ impl LayerKind for Pairs<'_> {
 
     fn build(&mut self, n: u32, observer: &dyn BuildObserver) -> Result<LayerReport, BuildError> {
         observer.layer_started(n, index::size(n));
+        if self.choice.pass(n) == Pass::Lean {
+            return self.build_lean(n, observer);
+        }
         let (pair, searched) = self.kind.solve(self.opts, n, &self.layers, observer);
         // A cancelled layer never reaches the disk.
         if observer.cancelled() {
@@ -205,6 +270,107 @@ impl LayerKind for Pairs<'_> {
             searched: Some(counts),
             ..report
         })
+    }
+}
+
+impl Pairs<'_> {
+    /// Layer `n` of the own-row values by the lean pass: its reachability game, whose
+    /// pair of bounds is the layer's interval where it is exact. Where it is not, and the
+    /// in-memory pass fits, that pass builds the layer instead (with the lower layers read
+    /// back for it), so that its searches narrow what the bounds leave open; otherwise the
+    /// layer keeps the interval, sound for an empty history, and the report counts it.
+    fn build_lean(
+        &mut self,
+        n: u32,
+        observer: &dyn BuildObserver,
+    ) -> Result<LayerReport, BuildError> {
+        // The lean pass reads the lower layers from their files.
+        self.layers
+            .iter_mut()
+            .for_each(|l| *l = BoundsLayer::default());
+        let scratch = self.scratch(n);
+        self.check_disk(n, &scratch)?;
+        let (low, high, exact) = crate::solve::lean::build_reach_layer(
+            &self.root,
+            &scratch,
+            self.opts.rules,
+            n,
+            self.kind.high,
+            &self.opts.lean,
+            self.opts.write,
+            observer,
+        )
+        .map_err(|e| match e {
+            StoreError::Stopped { .. } => BuildError::Cancelled { seeds: n },
+            e => super::existing_layer_error(e),
+        })?;
+        let positions = index::size(n);
+        if exact < positions && self.choice.in_memory_fits(n) {
+            // Every lower layer in memory, for the in-memory pass's searches.
+            let mut lower = Vec::with_capacity(n as usize);
+            for m in 0..n {
+                lower.push(read_back(&self.root, self.opts, m, self.kind)?.0);
+            }
+            let (pair, searched) = self.kind.solve(self.opts, n, &lower, observer);
+            if observer.cancelled() {
+                return Err(BuildError::Cancelled { seeds: n });
+            }
+            let report = LayerReport {
+                searched,
+                ..write_pair(&self.root, self.opts, n, &pair, self.kind)?
+            };
+            self.layers.push(pair);
+            return Ok(report);
+        }
+        self.layers.push(BoundsLayer::default());
+        let counts = OwnRowCounts {
+            positions,
+            exact_by_bounds: exact,
+            exact,
+            ..OwnRowCounts::default()
+        };
+        Ok(LayerReport {
+            seeds: n,
+            positions,
+            built: true,
+            seconds: 0.0,
+            bytes: low.bytes + high.bytes,
+            summary: low.summary,
+            exact: Some(exact),
+            searched: Some(counts),
+        })
+    }
+
+    /// Refuses a lean layer whose scratch files and pair would not fit on the disk (the
+    /// values' lean pass's estimate a position, which its runs and two tables stay under:
+    /// docs/measurements.md), counting what its scratch folder holds already as its own.
+    fn check_disk(&self, n: u32, scratch: &Path) -> Result<(), BuildError> {
+        let plan = crate::solve::lean::plan_reach(n, &self.opts.lean);
+        let need = plan
+            .disk_bytes
+            .saturating_sub(super::prepare::folder_bytes(scratch));
+        let dir = scratch.parent().unwrap_or(scratch).to_path_buf();
+        match super::prepare::free_disk(&dir) {
+            Some(free) if free < need => {
+                const GIB: f64 = (1u64 << 30) as f64;
+                Err(BuildError::DiskFull {
+                    seeds: n,
+                    dir,
+                    need_gib: need as f64 / GIB,
+                    free_gib: free as f64 / GIB,
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The scratch folder of layer `n`'s lean pass: beside the values' (`lean-NN`), one
+    /// for each repetition (`lean-r2-NN`, `lean-r3-NN`), so that a checkpoint of one is
+    /// never resumed by the other.
+    fn scratch(&self, n: u32) -> PathBuf {
+        let values = self.opts.lean.scratch_for(&self.root, self.opts.rules, n);
+        let tag = &self.kind.high.extension()[..2];
+        values.with_file_name(format!("lean-{tag}-{n:02}"))
     }
 }
 

@@ -59,7 +59,7 @@ fn disk_needed(opts: &BuildOptions, pass: Pass, n: u32) -> Vec<(PathBuf, u64)> {
 }
 
 /// The bytes of the files in `dir` (not its subfolders; none if it does not exist).
-fn folder_bytes(dir: &Path) -> u64 {
+pub(super) fn folder_bytes(dir: &Path) -> u64 {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return 0;
     };

@@ -16,8 +16,19 @@ pub fn run(tables: &TableArgs, build: &BuildArgs, lean: &LeanArgs) -> Result<boo
     let kind = tables.cycles.tables();
     let mut opts = build_options(tables, build)?;
     if kind.is_pair() {
-        if let Some(flag) = lean.first_given() {
-            bail!("{flag} is for the values' build; the bounds' build has one pass, in memory");
+        if tables.cycles.repetition().is_none() {
+            if let Some(flag) = lean.first_given() {
+                bail!("{flag} is for the values' and the own-row values' builds; the bounds' build has one pass, in memory");
+            }
+        } else if lean.mpi || lean.distances_up_to.is_some() {
+            let flag = if lean.mpi {
+                "--mpi"
+            } else {
+                "--distances-up-to"
+            };
+            bail!("{flag} is for the values' build; the own-row values' lean pass runs in one process and keeps no distances");
+        } else {
+            (opts.pass, opts.lean) = lean_options(lean)?;
         }
         if tables.search_budget == 0 {
             bail!("--search-budget must be at least 1 node");

@@ -119,9 +119,18 @@ fn mib(bytes: u64) -> String {
 
 impl LeanObserver for BuildProgress {
     fn lean_plan(&self, p: &LeanPlan) {
+        // Half a byte for the values; the own-row values' two nodes a position take more.
+        let each = if p.state_bytes <= p.positions.div_ceil(2) {
+            "half a byte".to_string()
+        } else {
+            format!(
+                "{:.3} bytes",
+                p.state_bytes as f64 / p.positions.max(1) as f64
+            )
+        };
         self.bar.suspend(|| {
             tell!(
-                "layer {}: lean pass, memory plan {}: state {} (half a byte for each of {} positions), buffer {}, other {}; exits in slices of {} positions; disk needed {}",
+                "layer {}: lean pass, memory plan {}: state {} ({each} for each of {} positions), buffer {}, other {}; exits in slices of {} positions; disk needed {}",
                 p.seeds,
                 mib(p.total_bytes()),
                 mib(p.state_bytes),

@@ -36,7 +36,9 @@ pub(crate) mod zstd_contexts;
 
 pub(crate) use cache::{BlockCache, CACHE_BLOCKS};
 pub use reader::LayerFile;
-pub(crate) use writer::{compress_blocks, write_pair, write_without_entries, TableWriter};
+pub(crate) use writer::{
+    compress_blocks, write_pair, write_without_entries, PairWriter, TableWriter,
+};
 pub use writer::{write_layer, write_table, WriteOptions, WrittenLayer};
 
 use crate::board::MAX_SEEDS;

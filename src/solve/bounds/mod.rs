@@ -278,6 +278,22 @@ pub fn solve_layer_bounds(rules: Rules, n: u32, lower: &[BoundsLayer]) -> Bounds
     BoundsLayer { low, high }
 }
 
+/// The protagonist's reachability game alone (`lo` in the module docs, before the open
+/// nodes' threshold loop): for every position, the value of its node where its mover is
+/// the protagonist, and minus the value of the node where the opponent is. What the lean
+/// pass of the own-row values computes (`crate::solve::lean`), for its tests.
+#[cfg(test)]
+pub(crate) fn reach_of_layer(rules: Rules, n: u32, lower: &[BoundsLayer]) -> BoundsLayer {
+    let Exits { exit, degree } = exits_pass(rules, n, lower);
+    let moves: u64 = degree.iter().map(|&k| u64::from(k)).sum();
+    let preds = predecessors(rules, n, moves as usize);
+    let lo = reach(n, &exit, &degree, &preds, 0);
+    BoundsLayer {
+        low: lo.iter().step_by(2).copied().collect(),
+        high: lo.iter().skip(1).step_by(2).map(|&v| -v).collect(),
+    }
+}
+
 /// Solves layers `0..=max_seeds` in memory. For tests and small games.
 pub fn solve_all_bounds(rules: Rules, max_seeds: u32) -> Vec<BoundsLayer> {
     let mut layers: Vec<BoundsLayer> = Vec::new();

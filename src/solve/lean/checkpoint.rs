@@ -37,11 +37,12 @@ pub(super) const CHECKPOINT: &str = "checkpoint";
 pub(super) const CHECKPOINT_MAGIC: &str = "awari lean checkpoint 3";
 
 impl Checkpoint {
-    pub(super) fn start(rules: Rules, seeds: u32) -> Checkpoint {
+    /// A pass of layer `seeds` that starts at threshold `top`.
+    pub(super) fn start(rules: Rules, seeds: u32, top: u32) -> Checkpoint {
         Checkpoint {
             rules,
             seeds,
-            next_threshold: seeds,
+            next_threshold: top,
             rounds: Vec::new(),
             thresholds: Vec::new(),
             nibbles: String::new(),
@@ -161,13 +162,15 @@ impl Checkpoint {
         f
     }
 
-    /// The checkpoint in `dir`, if there is a valid one for this layer; every file it
-    /// does not name is removed. A checkpoint that does not decode, or that names a
-    /// missing file, is an error: the folder is not what this program left.
+    /// The checkpoint in `dir`, if there is a valid one for this layer, whose pass starts
+    /// at threshold `top`; every file it does not name is removed. A checkpoint that does
+    /// not decode, or that names a missing file, is an error: the folder is not what this
+    /// program left.
     pub(super) fn load(
         dir: &Path,
         rules: Rules,
         seeds: u32,
+        top: u32,
     ) -> Result<Option<Checkpoint>, StoreError> {
         let path = dir.join(CHECKPOINT);
         let bytes = match std::fs::read(&path) {
@@ -190,7 +193,7 @@ impl Checkpoint {
                 cp.rules
             )));
         }
-        if cp.seeds != seeds || cp.next_threshold > seeds {
+        if cp.seeds != seeds || cp.next_threshold > top {
             return Err(damaged("the checkpoint is for another layer"));
         }
         for f in cp.files() {
@@ -228,9 +231,14 @@ impl Checkpoint {
             .map(|(_, d)| *d)
     }
 
-    pub(super) fn load_nibbles(&self, dir: &Path, positions: u64) -> Result<Nibbles, StoreError> {
+    pub(super) fn load_nibbles(
+        &self,
+        dir: &Path,
+        positions: u64,
+        won_bits: bool,
+    ) -> Result<Nibbles, StoreError> {
         let path = dir.join(&self.nibbles);
-        let mut nib = Nibbles::new(positions);
+        let mut nib = Nibbles::new(positions, won_bits);
         let bytes = nib.as_bytes_mut();
         let mut reader = ChunkReader::open(&path)?;
         let mut at = 0usize;
@@ -329,7 +337,7 @@ mod tests {
 
     #[test]
     pub(super) fn checkpoints_round_trip_and_refuse_edits() {
-        let mut cp = Checkpoint::start(Rules::AWARI, 12);
+        let mut cp = Checkpoint::start(Rules::AWARI, 12, 12);
         cp.next_threshold = 7;
         cp.nibbles = "nibbles-07-0002.bin".into();
         cp.thresholds.push((12, "threshold-12.run".into()));
@@ -374,7 +382,7 @@ mod tests {
             run(&dir.join("threshold-12.run"), 0);
             run(&dir.join("threshold-11.run"), 100);
             run(&dir.join("t10-r0000-00000.run"), 200);
-            let mut cp = Checkpoint::start(Rules::AWARI, 12);
+            let mut cp = Checkpoint::start(Rules::AWARI, 12, 12);
             cp.thresholds.push((12, "threshold-12.run".into()));
             cp.thresholds.push((11, "threshold-11.run".into()));
             cp.next_threshold = 10;
@@ -382,7 +390,7 @@ mod tests {
                 file: "t10-r0000-00000.run".into(),
                 entries: 50,
             }]);
-            let mut nib = Nibbles::new(1000);
+            let mut nib = Nibbles::new(1000, false);
             cp.save(dir, &mut nib).unwrap();
             cp
         };
@@ -390,18 +398,20 @@ mod tests {
         let good = root.path().join("good");
         std::fs::create_dir(&good).unwrap();
         let cp = saved(&good);
-        let loaded = Checkpoint::load(&good, Rules::AWARI, 12).unwrap().unwrap();
+        let loaded = Checkpoint::load(&good, Rules::AWARI, 12, 12)
+            .unwrap()
+            .unwrap();
         assert_eq!(loaded.digests, cp.digests);
         assert_eq!(loaded.thresholds, cp.thresholds);
         // Another preset's checkpoint is named so, not "for another layer".
-        let other = Checkpoint::load(&good, Rules::ABAPA, 12)
+        let other = Checkpoint::load(&good, Rules::ABAPA, 12, 12)
             .unwrap_err()
             .to_string();
         assert!(
             other.contains("for the rules 'awari', not 'abapa'"),
             "{other}"
         );
-        let other = Checkpoint::load(&good, Rules::AWARI, 13)
+        let other = Checkpoint::load(&good, Rules::AWARI, 13, 13)
             .unwrap_err()
             .to_string();
         assert!(other.contains("for another layer"), "{other}");
@@ -431,7 +441,7 @@ mod tests {
             std::fs::create_dir(&dir).unwrap();
             saved(&dir);
             damage(&dir);
-            let err = Checkpoint::load(&dir, Rules::AWARI, 12)
+            let err = Checkpoint::load(&dir, Rules::AWARI, 12, 12)
                 .err()
                 .unwrap_or_else(|| panic!("{what}: resumed into it"))
                 .to_string();

@@ -16,7 +16,7 @@ use crate::board::swap_rows;
 use crate::index;
 use crate::solve::settled::Settled;
 use crate::solve::{moves_of, Moves};
-use crate::store::StoreError;
+use crate::store::{StoreError, TableKind};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicI8, Ordering::Relaxed};
 
@@ -111,6 +111,126 @@ impl Pass<'_> {
     }
 }
 
+impl Pass<'_> {
+    /// The exits pass of the own-row values' reachability game (`super::Game::Reach`):
+    /// every position's in-layer moves to the nibbles, and its two nodes' exits to the
+    /// files of their thresholds `t = d + n`: the `W` node's best exit `e_w` (from the
+    /// children's high ends) at `t = e_w + n` when `e_w > −n`, the `L` node's `e_l` (from
+    /// their low ends) as a low exit at `t = n − e_l` when `e_l < n`. An `L` node without
+    /// an exit has a low exit at every threshold, as in the values.
+    pub(super) fn reach_exits_pass(
+        &self,
+        nib: &mut Nibbles,
+        high: TableKind,
+    ) -> Result<(), StoreError> {
+        let n = self.n;
+        let lower = lower::LowerFiles::open_pairs(&self.db, self.rules, n, high)?;
+        let mut buckets = (1..=2 * n)
+            .map(|t| RunWriter::keys_only(&self.dir.join(exits_file(t))))
+            .collect::<Result<Vec<_>, _>>()?;
+        let slice = self.plan.slice_positions;
+        let state = nib.as_bytes_mut();
+        let mut start = self.lo;
+        while start < self.hi {
+            let len = slice.min(self.hi - start) as usize;
+            let won: Vec<AtomicI8> = (0..len).map(|_| AtomicI8::new(NO_EXIT)).collect();
+            let lost: Vec<AtomicI8> = (0..len).map(|_| AtomicI8::new(NO_EXIT)).collect();
+            let first = (start - self.lo) as usize;
+            let bytes = &mut state[first / 2..(first + len).div_ceil(2)];
+            let mut lookups: Vec<u64> = bytes
+                .par_chunks_mut(SUB / 2)
+                .zip(won.par_chunks(SUB).zip(lost.par_chunks(SUB)))
+                .enumerate()
+                .flat_map_iter(|(c, (bytes, (won, lost)))| {
+                    let first = start + (c * SUB) as u64;
+                    let mut found = Vec::new();
+                    let end = first + won.len() as u64;
+                    for (q, swapped) in index::walk_bits(n, first, end) {
+                        let k = (q - first) as usize;
+                        let slot = q - start;
+                        let moves = moves_of(self.rules, n, swap_rows(swapped), |layer, idx, _| {
+                            found.push(u64::from(layer) << 58 | idx << 20 | slot);
+                        });
+                        match moves {
+                            Moves::Over(value) => {
+                                won[k].store(value, Relaxed);
+                                lost[k].store(value, Relaxed);
+                                nibbles::set_in(bytes, k, 0);
+                            }
+                            Moves::Stay(stays) => nibbles::set_in(bytes, k, stays),
+                        }
+                    }
+                    found
+                })
+                .collect();
+            lookups.par_sort_unstable();
+            lower.answer_pairs(n, &lookups, &won, &lost)?;
+            drop(lookups);
+            let won: Vec<i8> = won.iter().map(|e| e.load(Relaxed)).collect();
+            let lost: Vec<i8> = lost.iter().map(|e| e.load(Relaxed)).collect();
+            bytes
+                .par_chunks_mut(SUB / 2)
+                .zip(lost.par_chunks(SUB))
+                .for_each(|(bytes, lost)| {
+                    for (k, &e) in lost.iter().enumerate() {
+                        if e == NO_EXIT {
+                            let nib = nibbles::get_in(bytes, k);
+                            nibbles::set_in(bytes, k, nib | nibbles::LOW_EXIT);
+                        }
+                    }
+                });
+            let parts: Vec<Vec<Vec<u32>>> = won
+                .par_chunks(SUB)
+                .zip(lost.par_chunks(SUB))
+                .map(|(w, l)| reach_by_threshold(n, w, l))
+                .collect();
+            buckets
+                .par_iter_mut()
+                .enumerate()
+                .try_for_each(|(b, bucket)| {
+                    for (p, part) in parts.iter().enumerate() {
+                        let first = start + (p * SUB) as u64;
+                        for &k in &part[b] {
+                            bucket.push(Entry {
+                                settled: Settled::from_key(first + u64::from(k >> 1), k & 1 == 1),
+                                round: 0,
+                            })?;
+                        }
+                    }
+                    Ok::<(), StoreError>(())
+                })?;
+            self.observer.advance(len as u64);
+            start += len as u64;
+        }
+        for bucket in buckets {
+            bucket.finish()?;
+        }
+        self.observer
+            .lower_blocks(n, lower.blocks_read(), lower.blocks_total());
+        Ok(())
+    }
+}
+
+/// The two nodes' exits of consecutive positions (`won`, `lost`: their best exits, fewer
+/// than 2^31 positions) sorted by threshold `t = d + n`: list `t − 1` holds `k << 1` for
+/// every position `k` whose `W` exit is `t − n` (above `−n`), and `k << 1 | 1` for every
+/// one whose `L` exit is `n − t` (below `n`), in the order of `k`, a `W` entry before an
+/// `L` entry of the same position.
+fn reach_by_threshold(n: u32, won: &[i8], lost: &[i8]) -> Vec<Vec<u32>> {
+    let n = n as i32;
+    let mut lists = vec![Vec::new(); 2 * n as usize];
+    for (k, (&w, &l)) in won.iter().zip(lost).enumerate() {
+        let k = (k as u32) << 1;
+        if w != NO_EXIT && i32::from(w) > -n {
+            lists[(i32::from(w) + n - 1) as usize].push(k);
+        }
+        if l != NO_EXIT && i32::from(l) < n {
+            lists[(n - i32::from(l) - 1) as usize].push(k | 1);
+        }
+    }
+    lists
+}
+
 /// The exits file of threshold `t`.
 pub(super) fn exits_file(t: u32) -> String {
     format!("exits-{t:02}.run")
@@ -146,5 +266,21 @@ mod tests {
         // No exit, an exit of 0 and one beyond the layer's thresholds go nowhere.
         assert_eq!(lists[3], [entry(6, true), entry(7, false)]);
         assert_eq!(lists.len(), 4);
+    }
+
+    #[test]
+    fn the_two_nodes_exits_go_to_their_thresholds() {
+        // n = 3: thresholds t = 1..=6 stand for d = -2..=3.
+        let won: [i8; 4] = [3, -3, 0, NO_EXIT];
+        let lost: [i8; 4] = [-1, 3, 0, NO_EXIT];
+        let lists = reach_by_threshold(3, &won, &lost);
+        assert_eq!(lists.len(), 6);
+        // W of 0 at d = 3 (t = 6); L of 0 (exit -1) at d = 1 (t = 4).
+        // (Entries are `k << 1`, plus 1 for an L entry.)
+        assert_eq!(lists[5], [0]);
+        assert_eq!(lists[3], [1]);
+        // W exit -3 and L exit 3 decide nothing; exits of 0 both at d = 0 (t = 3), W first.
+        assert_eq!(lists[2], [2 << 1, 2 << 1 | 1]);
+        assert!([0, 1, 4].iter().all(|&t| lists[t].is_empty()));
     }
 }

@@ -7,8 +7,8 @@ use super::{damaged_run, valid_key, Pass, PART};
 use crate::index;
 use crate::solve::settled::{self, Settled};
 use crate::store::{
-    self, compress_blocks, varint, LayerSummary, StoreError, TableKind, TableWriter, WriteOptions,
-    WrittenLayer, HISTOGRAM_LEN,
+    self, compress_blocks, varint, LayerSummary, PairWriter, StoreError, TableKind, TableWriter,
+    WriteOptions, WrittenLayer, HISTOGRAM_LEN,
 };
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -92,7 +92,10 @@ impl Pass<'_> {
                         .filter(|&i| i < len)
                         .ok_or_else(|| damaged_run(out))?;
                     let round = if self.keeps_rounds() { e.round } else { 0 };
-                    let slot = 1 | u16::from(e.settled.lost()) << 1 | u16::from(round) << 2;
+                    // A `W` entry sets bit 0, an `L` entry bit 1: a position's two nodes
+                    // (a reachability game, which keeps no rounds) share a slot.
+                    let node = if e.settled.lost() { 2 } else { 1 };
+                    let slot = node | u16::from(round) << 2;
                     placed.push((i as u32, slot));
                     Ok(())
                 })?;
@@ -164,6 +167,76 @@ impl Pass<'_> {
         }
         self.finish_tables(values_out, rounds_out, histogram, write)
             .map(Some)
+    }
+
+    /// The final merge of a reachability game (`super::Game::Reach`): every threshold's
+    /// run, in index order, into the layer's pair, a range of [`PART`] positions at a
+    /// time: low = the `W` node's value (`t − n` for an entry of threshold `t`, `−n`
+    /// without one), high = the `L` node's (`n − t`, or `n`).
+    pub(super) fn write_pair_tables(
+        &self,
+        progress: &Checkpoint,
+        write: WriteOptions,
+    ) -> Result<(WrittenLayer, WrittenLayer, u64), StoreError> {
+        let super::Game::Reach { high } = self.game else {
+            unreachable!("the pair of a reachability game")
+        };
+        let n = self.n;
+        let size = index::size(n);
+        let mut out = PairWriter::create(&self.db, self.rules, n, high, write)?;
+        let mut cursors = self.threshold_cursors(progress)?;
+        let mut histograms = ([0u64; HISTOGRAM_LEN], [0u64; HISTOGRAM_LEN]);
+        let mut exact = 0u64;
+        let part = PART.min(size) as usize;
+        let (mut low, mut high) = (vec![0u8; part], vec![0u8; part]);
+        let mut placed = take_tables_range(&mut cursors, 0, part as u64)?;
+        let mut base = 0u64;
+        while base < size {
+            let len = PART.min(size - base) as usize;
+            let end = base + len as u64;
+            let (written, next) = rayon::join(
+                || -> Result<(), StoreError> {
+                    let (low, high) = (&mut low[..len], &mut high[..len]);
+                    low.fill(-(n as i8) as u8);
+                    high.fill(n as u8);
+                    // An entry's value is `t` for a `W` node, `−t` for an `L` node.
+                    for &(i, value, _) in placed.iter().flatten() {
+                        let v = i32::from(value as i8);
+                        if v > 0 {
+                            low[i as usize] = (v - n as i32) as i8 as u8;
+                        } else {
+                            high[i as usize] = (n as i32 + v) as i8 as u8;
+                        }
+                    }
+                    for (&l, &h) in low.iter().zip(high.iter()) {
+                        histograms.0[store::histogram_bucket(l as i8)] += 1;
+                        histograms.1[store::histogram_bucket(h as i8)] += 1;
+                        exact += u64::from(l == h);
+                    }
+                    out.append(low, high)
+                },
+                || {
+                    if end < size {
+                        take_tables_range(&mut cursors, end, (end + PART).min(size))
+                    } else {
+                        Ok(Vec::new())
+                    }
+                },
+            );
+            written?;
+            placed = next?;
+            base = end;
+        }
+        if let Some((_, _, path)) = cursors.iter().find(|(_, c, _)| !c.is_done()) {
+            return Err(damaged_run(path));
+        }
+        let summary = |histogram| LayerSummary {
+            seeds: n,
+            positions: size,
+            histogram,
+        };
+        let (low, high) = out.finish((summary(histograms.0), summary(histograms.1)))?;
+        Ok((low, high, exact))
     }
 
     /// The writers of the layer's values file and, if it keeps them, its distances file.
@@ -538,7 +611,7 @@ fn emit_range(
     w: &mut RunWriter,
 ) -> Result<(), StoreError> {
     for &(i, slot) in placed.iter().flatten() {
-        slots[i as usize] = slot;
+        slots[i as usize] |= slot;
         let g = i as usize / 16;
         groups[g / 64] |= 1 << (g % 64);
     }
@@ -547,13 +620,17 @@ fn emit_range(
             let g = 64 * word_at + word.trailing_zeros() as usize;
             *word &= *word - 1;
             for (j, s) in slots[16 * g..16 * g + 16].iter_mut().enumerate() {
-                if *s != 0 {
-                    w.push(Entry {
-                        settled: Settled::from_key(base + (16 * g + j) as u64, *s & 2 != 0),
-                        round: (*s >> 2) as u8,
-                    })?;
-                    *s = 0;
+                let key = base + (16 * g + j) as u64;
+                let round = (*s >> 2) as u8;
+                for (bit, lost) in [(1, false), (2, true)] {
+                    if *s & bit != 0 {
+                        w.push(Entry {
+                            settled: Settled::from_key(key, lost),
+                            round,
+                        })?;
+                    }
                 }
+                *s = 0;
             }
         }
     }

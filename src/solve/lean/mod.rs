@@ -71,7 +71,7 @@ use super::{Phase, Settled, SolveObserver, ThresholdCounts};
 use crate::board::swap_rows;
 use crate::index;
 use crate::rules::Rules;
-use crate::store::{self, StoreError, WriteOptions, WrittenLayer, DISTANCE_SATURATED};
+use crate::store::{self, StoreError, TableKind, WriteOptions, WrittenLayer, DISTANCE_SATURATED};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
 use std::time::{Duration, Instant};
@@ -139,6 +139,51 @@ impl LeanOptions {
     }
 }
 
+/// What a lean pass solves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Game {
+    /// The values: thresholds `t = n ..= 1`, endless play worth 0, captures valued by the
+    /// lower layers' values files; writes the layer's values and distances.
+    Values,
+    /// The reachability game that bounds the own-row values of a layer (see
+    /// `crate::solve::bounds`, `lo`): on the doubled graph, each position is a `W` node (its
+    /// mover forces an exit worth `≥ d`, endless play lost for it) and an `L` node (its
+    /// mover is held to `≤ −d`, endless play won by it), for `d = n ..= −n + 1`, numbered
+    /// `t = d + n` (so `2n ..= 1`). A `W` node's exits are `captured − high(child)`, an `L`
+    /// node's `captured − low(child)`, from the lower layers' own-row pairs (`high` names
+    /// their high table). Writes the layer's pair: low = the `W` node's value (`−n` if it
+    /// never enters), high = the `L` node's (`n` if it never enters). The own-row value with
+    /// an empty history lies between them: `low` is at most the memoryless low bound and
+    /// `high` at least the memoryless high bound.
+    Reach {
+        /// The high table of the pairs read and written.
+        high: TableKind,
+    },
+}
+
+impl Game {
+    /// The number of the first (highest) threshold.
+    pub(crate) fn top(self, n: u32) -> u32 {
+        match self {
+            Game::Values => n,
+            Game::Reach { .. } => 2 * n,
+        }
+    }
+
+    /// Whether the state keeps a `W` bit a position besides the nibbles.
+    fn won_bits(self) -> bool {
+        matches!(self, Game::Reach { .. })
+    }
+
+    /// Threshold `t` as the value it stands for.
+    fn label(self, n: u32, t: u32) -> i8 {
+        match self {
+            Game::Values => t as i8,
+            Game::Reach { .. } => (t as i32 - n as i32) as i8,
+        }
+    }
+}
+
 /// What the lean pass will hold in memory for a layer (bytes), printed before it starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LeanPlan {
@@ -180,6 +225,15 @@ pub fn plan(n: u32, opts: &LeanOptions, distances: bool) -> LeanPlan {
     plan_share(n, index::size(n), opts, distances)
 }
 
+/// The plan for layer `n` of the own-row values' reachability game ([`Game::Reach`]): the
+/// values' plan without distances, with a `W` bit a position more, and a second table
+/// of the pair on disk where the distances would be.
+pub(crate) fn plan_reach(n: u32, opts: &LeanOptions) -> LeanPlan {
+    let mut plan = plan_share(n, index::size(n), opts, true);
+    plan.state_bytes = Nibbles::bytes_for(plan.positions, true);
+    plan
+}
+
 /// The plan of one rank holding `positions` of layer `n` (all of them for a single
 /// process): the nibbles, the default buffer and the disk scale with the share.
 pub fn plan_share(n: u32, positions: u64, opts: &LeanOptions, distances: bool) -> LeanPlan {
@@ -205,7 +259,7 @@ pub fn plan_share(n: u32, positions: u64, opts: &LeanOptions, distances: bool) -
     LeanPlan {
         seeds: n,
         positions,
-        state_bytes: Nibbles::bytes_for(positions),
+        state_bytes: Nibbles::bytes_for(positions, false),
         buffer_bytes,
         slice_positions,
         other_bytes,
@@ -287,6 +341,7 @@ pub(crate) fn build_layer(
     let pass = Pass {
         rules,
         n,
+        game: Game::Values,
         db: db.to_path_buf(),
         dir,
         plan,
@@ -311,6 +366,62 @@ pub(crate) fn build_layer(
     }
     // Every rank reads this layer's file from the next layers on: wait until it is there.
     ex.sum(0);
+    Ok(written)
+}
+
+/// Solves layer `n` of `rules` for the own-row values' reachability game ([`Game::Reach`],
+/// `high` the high table of the pair) with the lean pass, in a single process, and writes
+/// the layer's pair under `root` (the own-row folder, which holds the lower layers' pairs:
+/// layers `n − 18 ..= n − 2` must be there). Returns the two files written and the
+/// positions whose low equals their high (exact). Resumes from a checkpoint in the scratch
+/// folder `scratch` if there is one; removes the folder once the pair is written.
+///
+/// # Errors
+///
+/// As [`build_layer`].
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn build_reach_layer(
+    root: &Path,
+    scratch: &Path,
+    rules: Rules,
+    n: u32,
+    high: TableKind,
+    opts: &LeanOptions,
+    write: WriteOptions,
+    observer: &dyn LeanObserver,
+) -> Result<(WrittenLayer, WrittenLayer, u64), StoreError> {
+    let plan = plan_reach(n, opts);
+    observer.lean_plan(&plan);
+    let size = index::size(n);
+    let pass = Pass {
+        rules,
+        n,
+        game: Game::Reach { high },
+        db: root.to_path_buf(),
+        dir: scratch.to_path_buf(),
+        plan,
+        observer,
+        lo: 0,
+        hi: size,
+        bounds: vec![0, size],
+        distances_level: None,
+    };
+    std::fs::create_dir_all(&pass.dir).map_err(|e| chunks::io_err(&pass.dir, e))?;
+    let ex = Alone;
+    let run = || -> Result<(WrittenLayer, WrittenLayer, u64), StoreError> {
+        let mut work = pass.start_or_resume(true)?;
+        work.checkpoint_every = opts.checkpoint_every;
+        while work.progress.next_threshold > 0 {
+            pass.threshold(&mut work, &ex)?;
+        }
+        let Work {
+            nibbles, progress, ..
+        } = work;
+        drop(nibbles);
+        pass.write_pair_tables(&progress, write)
+    };
+    let written = run().map_err(|e| scratch_advice(e, &pass.dir))?;
+    let _ = std::fs::remove_dir_all(&pass.dir);
     Ok(written)
 }
 
@@ -397,7 +508,7 @@ impl Pass<'_> {
     fn start_or_resume(&self, alone: bool) -> Result<Work, StoreError> {
         let (rules, n) = (self.rules, self.n);
         let checkpoint = if alone {
-            Checkpoint::load(&self.dir, rules, n)?
+            Checkpoint::load(&self.dir, rules, n, self.game.top(n))?
         } else {
             None
         };
@@ -416,16 +527,19 @@ impl Pass<'_> {
                 } else {
                     self.hi - self.lo
                 };
-                let nib = cp.load_nibbles(&self.dir, positions)?;
+                let nib = cp.load_nibbles(&self.dir, positions, self.game.won_bits())?;
                 self.observer.resumed(n, cp.next_threshold, cp.rounds.len());
                 (nib, cp)
             }
             None => {
                 clear_dir(&self.dir, &[])?;
-                let mut nib = Nibbles::new(self.hi - self.lo);
+                let mut nib = Nibbles::new(self.hi - self.lo, self.game.won_bits());
                 self.observer.phase(n, Phase::Exits);
-                self.exits_pass(&mut nib)?;
-                let mut cp = Checkpoint::start(rules, n);
+                match self.game {
+                    Game::Values => self.exits_pass(&mut nib)?,
+                    Game::Reach { high } => self.reach_exits_pass(&mut nib, high)?,
+                }
+                let mut cp = Checkpoint::start(rules, n, self.game.top(n));
                 if alone {
                     let started = Instant::now();
                     cp.save(&self.dir, &mut nib)?;
@@ -455,7 +569,8 @@ impl Pass<'_> {
     /// (checkpointed when due), then one run for the threshold.
     fn threshold(&self, work: &mut Work, ex: &dyn Exchange) -> Result<(), StoreError> {
         let (n, t) = (self.n, work.progress.next_threshold);
-        self.observer.phase(n, Phase::Threshold(t as i8));
+        let label = self.game.label(n, t);
+        self.observer.phase(n, Phase::Threshold(label));
         let started = Instant::now();
         let mut counts = ThresholdCounts::default();
         let held = AtomicU64::new(0);
@@ -497,7 +612,7 @@ impl Pass<'_> {
         }
         self.finish_threshold(t, work)?;
         counts.elapsed = started.elapsed();
-        self.observer.threshold_done(n, t as i8, counts);
+        self.observer.threshold_done(n, label, counts);
         Ok(())
     }
 
@@ -604,6 +719,10 @@ impl Run {
 struct Pass<'a> {
     rules: Rules,
     n: u32,
+    /// What is solved.
+    game: Game,
+    /// The database folder whose lower layers the captures read, and where the layer's
+    /// tables go (the own-row folder for [`Game::Reach`]).
     db: PathBuf,
     dir: PathBuf,
     plan: LeanPlan,
@@ -663,5 +782,94 @@ mod tests {
         assert_eq!(checkpoint_wait(None, secs(7)), secs(350));
         assert_eq!(checkpoint_wait(None, secs(30)), secs(1500));
         assert_eq!(checkpoint_wait(None, Duration::MAX), Duration::MAX);
+    }
+
+    /// The lean pass of the own-row values' reachability game gives, position by position,
+    /// the in-memory `lo` game's values, over lower layers read from pair files: the
+    /// bounds of every preset, whose low and high differ (so the two nodes' exits differ),
+    /// and with a buffer so small that every round spills to runs.
+    #[test]
+    fn the_reachability_game_is_the_in_memory_one() {
+        use crate::solve::bounds::{reach_of_layer, solve_all_bounds};
+        use crate::store::{write_pair, LayerFile, LayerSummary};
+        let top = 9;
+        for rules in [Rules::AWARI, Rules::ABAPA, Rules::GRAND_SLAM_CAPTURES] {
+            let root = tempfile::tempdir().unwrap();
+            let high = TableKind::OwnRowHigh(crate::rules::Repetition::First);
+            let lower = solve_all_bounds(rules, top);
+            let write = WriteOptions {
+                block_size: 1000,
+                zstd_level: 1,
+            };
+            for (m, pair) in lower.iter().enumerate() {
+                let m = m as u32;
+                let bytes = |v: &[i8]| v.iter().map(|&x| x as u8).collect::<Vec<u8>>();
+                let summary = |v: &[i8]| LayerSummary::from_values(m, v);
+                write_pair(
+                    root.path(),
+                    rules,
+                    m,
+                    high,
+                    &bytes(&pair.low),
+                    &bytes(&pair.high),
+                    (summary(&pair.low), summary(&pair.high)),
+                    write,
+                )
+                .unwrap();
+            }
+            let out = tempfile::tempdir().unwrap();
+            let opts = LeanOptions {
+                buffer_bytes: Some(MIN_BUFFER),
+                checkpoint_every: Some(Duration::ZERO),
+                scratch: None,
+            };
+            for n in 1..=top + 1 {
+                // Layer n over the lower layers' files, written beside them under `out`.
+                for m in n.saturating_sub(18)..n {
+                    for kind in [high.low_of_pair().unwrap(), high] {
+                        let from = store::table_path(root.path(), rules, m, kind);
+                        let to = store::table_path(out.path(), rules, m, kind);
+                        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+                        let _ = std::fs::copy(from, to);
+                    }
+                }
+                let scratch = out.path().join("scratch");
+                let (low, high_file, exact) = build_reach_layer(
+                    out.path(),
+                    &scratch,
+                    rules,
+                    n,
+                    high,
+                    &opts,
+                    write,
+                    &super::super::Quiet,
+                )
+                .unwrap();
+                let expected = reach_of_layer(rules, n, &lower[..n as usize]);
+                let read = |w: &WrittenLayer, kind| {
+                    LayerFile::open_kind(&w.path, rules, n, kind)
+                        .unwrap()
+                        .read_all()
+                        .unwrap()
+                };
+                for (got, want, end) in [
+                    (
+                        read(&low, high.low_of_pair().unwrap()),
+                        &expected.low,
+                        "low",
+                    ),
+                    (read(&high_file, high), &expected.high, "high"),
+                ] {
+                    let first = got.iter().zip(want.iter()).position(|(a, b)| a != b);
+                    assert_eq!(
+                        first, None,
+                        "{rules} layer {n}: the {end} end differs first at this position"
+                    );
+                    assert_eq!(got.len(), want.len());
+                }
+                assert_eq!(exact, expected.exact(), "{rules} layer {n}");
+                assert!(!scratch.exists(), "the scratch folder is removed");
+            }
+        }
     }
 }

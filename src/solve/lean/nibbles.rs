@@ -6,6 +6,11 @@
 //! and round are in the run logs. A nibble is updated by compare-and-swap on its byte,
 //! so two threads updating the two halves of a byte never lose a write. (bitvec has no
 //! compare-and-swap on a field of bits; this is the one structure it would have held.)
+//!
+//! In a reachability game of the own-row values (`super::Game::Reach`) a position is two
+//! nodes, one in `W` and one in `L`, which may both enter at the same threshold (the
+//! thresholds run below 0 there): the nibble is then the `L` node's alone, and the `W`
+//! node is one bit more, after the nibbles (`1/8` byte a position), set by an atomic or.
 
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
@@ -28,20 +33,26 @@ pub(crate) enum Update {
 
 pub(crate) struct Nibbles {
     bytes: Vec<AtomicU8>,
+    /// Where the `W` bits start in `bytes`, for the two nodes of a reachability game.
+    won_at: Option<usize>,
 }
 
 impl Nibbles {
-    /// `positions` nibbles, all zero.
-    pub fn new(positions: u64) -> Nibbles {
-        let len = positions.div_ceil(2) as usize;
+    /// `positions` nibbles, all zero; with `won_bits`, a `W` bit a position besides, all
+    /// clear.
+    pub fn new(positions: u64, won_bits: bool) -> Nibbles {
+        let len = Self::bytes_for(positions, won_bits) as usize;
         let mut bytes = Vec::with_capacity(len);
         bytes.resize_with(len, || AtomicU8::new(0));
-        Nibbles { bytes }
+        Nibbles {
+            bytes,
+            won_at: won_bits.then(|| positions.div_ceil(2) as usize),
+        }
     }
 
-    /// Bytes of state for `positions` positions.
-    pub fn bytes_for(positions: u64) -> u64 {
-        positions.div_ceil(2)
+    /// Bytes of state for `positions` positions, with the `W` bits or not.
+    pub fn bytes_for(positions: u64, won_bits: bool) -> u64 {
+        positions.div_ceil(2) + if won_bits { positions.div_ceil(8) } else { 0 }
     }
 
     pub fn as_bytes_mut(&mut self) -> &mut [u8] {
@@ -63,6 +74,9 @@ impl Nibbles {
     #[inline]
     pub fn prefetch(&self, i: u64) {
         crate::solve::prefetch(&self.bytes[(i >> 1) as usize]);
+        if let Some(at) = self.won_at {
+            crate::solve::prefetch(&self.bytes[at + (i / 8) as usize]);
+        }
     }
 
     /// Replaces nibble `i` by `f(nibble)` atomically, retrying if the byte changed; `f`
@@ -82,9 +96,19 @@ impl Nibbles {
         }
     }
 
-    /// A child of `i` entered `L`: `i` enters `W` unless it is settled.
+    /// A child of `i` entered `L`: `i` enters `W` unless it is settled (its `W` bit, in a
+    /// reachability game).
     #[inline]
     pub fn settle(&self, i: u64) -> Update {
+        if let Some(at) = self.won_at {
+            let bit = 1u8 << (i % 8);
+            let before = self.bytes[at + (i / 8) as usize].fetch_or(bit, Relaxed);
+            return if before & bit == 0 {
+                Update::Settled
+            } else {
+                Update::Nothing
+            };
+        }
         match self.update(i, |n| (!is_settled(n)).then_some(SETTLED)) {
             Some(_) => Update::Settled,
             None => Update::Nothing,
@@ -148,7 +172,7 @@ mod tests {
 
     #[test]
     fn counting_down_settles_only_with_a_low_exit() {
-        let mut n = Nibbles::new(3);
+        let mut n = Nibbles::new(3, false);
         set_in(n.as_bytes_mut(), 0, 2 | LOW_EXIT);
         set_in(n.as_bytes_mut(), 1, 1);
         set_in(n.as_bytes_mut(), 2, 3);
@@ -160,5 +184,24 @@ mod tests {
         assert_eq!(n.settle(1), Update::Settled);
         assert_eq!(n.settle(1), Update::Nothing);
         assert_eq!(n.get(2), 3, "the neighbour in the same byte is untouched");
+    }
+
+    /// In a reachability game the `W` bit is apart from the nibble: a position enters `W`
+    /// once, and its `L` node counts down and settles as before, whatever its bit.
+    #[test]
+    fn the_two_nodes_of_a_position_settle_apart() {
+        let mut n = Nibbles::new(9, true);
+        assert_eq!(n.as_bytes_mut().len(), 5 + 2);
+        set_in(n.as_bytes_mut(), 8, 1 | LOW_EXIT);
+        assert_eq!(n.settle(8), Update::Settled);
+        assert_eq!(n.settle(8), Update::Nothing);
+        assert_eq!(n.get(8), 1 | LOW_EXIT, "the L node is untouched");
+        assert_eq!(n.count_down(8), Update::Settled);
+        assert_eq!(
+            n.settle(7),
+            Update::Settled,
+            "the neighbour's bit is its own"
+        );
+        assert_eq!(n.as_bytes_mut()[5..], [0x80, 0x01]);
     }
 }

@@ -285,6 +285,13 @@ impl Feed<'_> {
     }
 }
 
+/// The order of a run's entries: by key, and a position's `W` node before its `L` node
+/// (the two nodes of a reachability game share a key; in the values keys are unique).
+#[inline]
+fn order(s: Settled) -> u64 {
+    s.0.rotate_left(1)
+}
+
 /// The prefix of the files of round `round` of threshold `t`.
 pub(super) fn round_prefix(t: u32, round: u32) -> String {
     format!("t{t:02}-r{round:04}")
@@ -356,7 +363,7 @@ impl<'a> Spiller<'a> {
         if entries.is_empty() {
             return Ok(());
         }
-        entries.par_sort_unstable_by_key(|s| s.key());
+        entries.par_sort_unstable_by_key(|s| order(*s));
         let k = self.next_file.fetch_add(1, Relaxed);
         let file = format!("{}-{k:05}.run", self.prefix);
         runs::write_run(&self.dir.join(&file), &entries, self.round)?;
@@ -375,7 +382,7 @@ impl<'a> Spiller<'a> {
         let mut rest = std::mem::take(&mut *self.buffer.lock().unwrap_or_else(|e| e.into_inner()));
         let len = rest.len() as u64;
         if len > 0 && self.held.load(Relaxed) + len <= self.budget / 2 {
-            rest.par_sort_unstable_by_key(|s| s.key());
+            rest.par_sort_unstable_by_key(|s| order(*s));
             // Kept for the rest of the threshold: only its entries, not the reserve.
             rest.shrink_to_fit();
             self.held.fetch_add(len, Relaxed);

@@ -139,8 +139,9 @@ impl RunWriter {
 
     #[inline]
     pub fn push(&mut self, e: Entry) -> Result<(), StoreError> {
+        // A position's two nodes (a reachability game's `W` and `L`) may share a key.
         debug_assert!(
-            self.last.is_none_or(|l| l < e.settled.key()),
+            self.last.is_none_or(|l| l <= e.settled.key()),
             "run out of order"
         );
         self.last = Some(e.settled.key());
