@@ -17,7 +17,7 @@ def main() -> None:
     rng = random.Random(seed)
     while True:
         # Eleven draws left over from a first version, kept so that seeds 1..7 give the
-        # walks measured in the README.
+        # walks measured in docs/measurements.md.
         for _ in range(11):
             rng.randrange(seeds + 12)
         board = [0] * 12
