@@ -245,6 +245,13 @@ pub enum BuildError {
     /// are exact, or bounds that no budget narrows).
     #[error("only the own-row values are searched again")]
     RefineNotOwnRow,
+    /// [`BuildOptions::refine`] asked for a layer that the in-memory pass, which runs the
+    /// searches, cannot hold under the memory limit (or above its 25 seeds).
+    #[error("layer {seeds} would be searched again in memory, which does not fit (the in-memory own-row pass holds layers up to 25 seeds, under --memory-limit)")]
+    RefineOverMemory {
+        /// The layer.
+        seeds: u32,
+    },
     /// The lock file could not be created or locked.
     #[error("cannot lock {}", path.display())]
     Lock {

@@ -195,7 +195,8 @@ struct Pairs<'a> {
 
 impl LayerKind for Pairs<'_> {
     fn reads_lower(&self, m: u32) -> bool {
-        self.choice.pass(m) == Pass::InMemory
+        // A layer searched again is searched in memory, over every lower layer.
+        self.choice.pass(m) == Pass::InMemory || self.refines(m)
     }
 
     fn read_back(&mut self, n: u32, needed: bool) -> Result<LayerReport, BuildError> {
@@ -228,6 +229,10 @@ impl LayerKind for Pairs<'_> {
     }
 
     fn refine(&mut self, n: u32, observer: &dyn BuildObserver) -> Result<LayerReport, BuildError> {
+        // The searches run in memory only.
+        if !self.choice.in_memory_fits(n) {
+            return Err(BuildError::RefineOverMemory { seeds: n });
+        }
         let (start, on_disk) = read_back(&self.root, self.opts, n, self.kind)?;
         let Some(r) = self.kind.own_row else {
             unreachable!("only the own-row values are refined")
