@@ -1,6 +1,6 @@
 //! Does the repetition rule's k change the value from an empty history? An abstract check,
 //! written from scratch (nothing of the crate is used); the account is
-//! docs/third-occurrence.md.
+//! docs/method.md ("Does the repetition rule matter from an empty history?").
 //!
 //! The abstract game: a finite directed graph, each vertex owned by Max or Min; the owner of
 //! the vertex the token is on moves it along an edge, or takes the vertex's *exit* (if it has
@@ -309,7 +309,7 @@ fn occurrences(path: &[usize], v: usize) -> usize {
 
 #[test]
 fn explicit_strategies_certify_the_seven_vertex_example() {
-    // The hand proof of docs/third-occurrence.md, checked without either solver: each strategy
+    // The hand proof of docs/method.md ("Does the repetition rule matter from an empty history?"), checked without either solver: each strategy
     // is played against every strategy of the opponent (all its moves at every history).
     let g = seven_vertex([0, 0, 0]);
 
