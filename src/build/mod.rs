@@ -155,6 +155,9 @@ pub trait BuildObserver: LeanObserver {
     fn pass_chosen(&self, _seeds: u32, _pass: Pass, _in_memory_need: u64, _limit: Option<u64>) {}
     /// Layer `seeds` has its values on disk but is not complete (`why`): it is built again.
     fn layer_incomplete(&self, _seeds: u32, _why: &Incomplete) {}
+    /// The own-row values' lean pass left `open` positions of layer `seeds` open, and the
+    /// in-memory pass, which fits, builds the layer again to search them.
+    fn lean_left_open(&self, _seeds: u32, _open: u64) {}
     /// Layer `seeds` is done: built, or found on disk and checked.
     fn layer_done(&self, _report: &LayerReport) {}
 }

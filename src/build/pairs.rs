@@ -311,6 +311,7 @@ impl Pairs<'_> {
         })?;
         let positions = index::size(n);
         if exact < positions && self.choice.in_memory_fits(n) {
+            observer.lean_left_open(n, positions - exact);
             // Every lower layer in memory, for the in-memory pass's searches.
             let mut lower = Vec::with_capacity(n as usize);
             for m in 0..n {

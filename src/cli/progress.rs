@@ -203,6 +203,14 @@ impl BuildObserver for BuildProgress {
         self.bar.suspend(|| tell!("layer {seeds}: {why}"));
     }
 
+    fn lean_left_open(&self, seeds: u32, open: u64) {
+        self.bar.suspend(|| {
+            tell!(
+                "layer {seeds}: the lean pass left {open} positions open; the in-memory pass, which fits, builds the layer to search them"
+            )
+        });
+    }
+
     fn layer_incomplete(&self, seeds: u32, why: &awari::store::Incomplete) {
         self.bar
             .suspend(|| tell!("layer {seeds}: {why}; building the layer again"));
