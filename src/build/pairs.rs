@@ -200,9 +200,13 @@ impl LayerKind for Pairs<'_> {
     }
 
     fn read_back(&mut self, n: u32, needed: bool) -> Result<LayerReport, BuildError> {
+        if !needed {
+            // Checked and counted block by block: a lean build above never holds it.
+            self.layers.push(BoundsLayer::default());
+            return check_back(&self.root, self.opts, n, self.kind);
+        }
         let (pair, report) = read_back(&self.root, self.opts, n, self.kind)?;
-        self.layers
-            .push(if needed { pair } else { BoundsLayer::default() });
+        self.layers.push(pair);
         Ok(report)
     }
 
@@ -415,6 +419,52 @@ fn read_back(
         searched: None,
     };
     Ok((pair, report))
+}
+
+/// A layer found on disk that no layer built above reads from memory: every block of both
+/// files checked (decompressed, in parallel, one block of each a thread at a time) and its
+/// exact positions counted, without holding the layer; a block the high file shares with
+/// the low file is exact throughout.
+fn check_back(
+    root: &Path,
+    opts: &BuildOptions,
+    n: u32,
+    kind: PairKind,
+) -> Result<LayerReport, BuildError> {
+    use rayon::prelude::*;
+    let existing = super::existing_layer_error;
+    let open =
+        |k| LayerFile::open_kind(&path(root, opts, n, k), opts.rules, n, k).map_err(existing);
+    let (low, high) = (open(kind.low)?, open(kind.high)?);
+    if low.blocks() != high.blocks() || low.positions() != high.positions() {
+        return Err(existing(StoreError::Corrupted {
+            path: path(root, opts, n, kind.high),
+            what: "its layout is not its low file's".into(),
+        }));
+    }
+    let exact = (0..low.blocks())
+        .into_par_iter()
+        .map(|b| -> Result<u64, StoreError> {
+            let l = low.read_block_bytes(b)?;
+            if low.same_block(&high, b)? {
+                high.check_block_range(b, &l)?;
+                return Ok(l.len() as u64);
+            }
+            let h = high.read_block_bytes(b)?;
+            Ok(l.iter().zip(&h).filter(|(a, b)| a == b).count() as u64)
+        })
+        .sum::<Result<u64, StoreError>>()
+        .map_err(existing)?;
+    Ok(LayerReport {
+        seeds: n,
+        positions: low.positions(),
+        built: false,
+        seconds: 0.0,
+        bytes: low.bytes() + high.bytes(),
+        summary: low.summary().clone(),
+        exact: Some(exact),
+        searched: None,
+    })
 }
 
 /// Writes the pair: the low file, then the high file (which marks the layer complete),
