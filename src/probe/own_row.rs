@@ -68,9 +68,9 @@ impl OwnRowMove {
 }
 
 /// The search's leaves read from the tables.
-struct TableLeaves<'a> {
-    db: &'a BoundsDatabase,
-    repetition: Repetition,
+pub(super) struct TableLeaves<'a> {
+    pub(super) db: &'a BoundsDatabase,
+    pub(super) repetition: Repetition,
 }
 
 impl Leaves for TableLeaves<'_> {
@@ -401,6 +401,16 @@ impl BoundsDatabase {
             debug_assert!(m.low <= m.high, "a move proved above its position");
         }
         Ok(OwnRowAnswer { value, moves })
+    }
+}
+
+/// A position is worth its best move, so at least its proved `low`: when only one move can
+/// reach that low (the others' highs are below it), that move is the best, worth the
+/// position's value, and its low is raised to `low`.
+pub(super) fn raise_the_only_reaching(moves: &mut [OwnRowMove], low: i8) {
+    let mut reaching = moves.iter_mut().filter(|m| m.high >= low);
+    if let (Some(m), None) = (reaching.next(), reaching.next()) {
+        m.low = m.low.max(low);
     }
 }
 
