@@ -601,7 +601,10 @@ mod tables {
             (vec![start, "--moves", "7"], "not a pit 1..6"),
             (vec![start, "--moves", "4"], "not a legal move"),
             (vec![start, "--search-budget", "0"], "at least 1 node"),
-            (vec!["--batch"], "one position at a time"),
+            (
+                vec!["--batch", "--captured", "1,1"],
+                "--captured is for the values",
+            ),
         ] {
             let (_, err) = run(&[&probe[..], &bad[..]].concat(), &args, false);
             assert!(

@@ -467,3 +467,234 @@ fn the_page_shows_the_own_row_values_with_the_history() {
         "{dom}"
     );
 }
+
+/// Tables for the batch: abapa's bounds of layers 0..=12, and the own-row values of layers
+/// 0..=10 (first repetition) and 0..=4 (third) at 10 nodes a root, so that many positions
+/// are left open; boards of the layers above are read from the bounds.
+fn batch_db() -> &'static Path {
+    static DB: OnceLock<PathBuf> = OnceLock::new();
+    DB.get_or_init(|| {
+        let dir = common::kept_dir(&common::scratch_root("awari-own-row-batch-tests"));
+        for (cycles, top) in [
+            ("bounds", "12"),
+            ("own-row-first", "10"),
+            ("own-row-third", "4"),
+        ] {
+            awari(&["build", "-q", "--cycles", cycles, "--max-seeds", top])
+                .args(["--search-budget", "10"])
+                .arg("--db")
+                .arg(&dir)
+                .assert()
+                .success();
+        }
+        dir
+    })
+}
+
+/// `count` random boards of layers `0..=top` (a layer drawn uniformly, then a uniform
+/// placement of its seeds), one a line.
+fn random_boards(count: usize, top: u64, mut seed: u64) -> Vec<String> {
+    let mut next = move |below: u64| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) % below
+    };
+    (0..count)
+        .map(|_| {
+            let n = next(top + 1);
+            let mut pits = [0u64; 12];
+            for _ in 0..n {
+                pits[next(12) as usize] += 1;
+            }
+            let text: Vec<String> = pits.iter().map(u64::to_string).collect();
+            text.join(" ")
+        })
+        .collect()
+}
+
+/// `probe --batch` under the own-row rule: `(ok, stdout lines, stderr)`.
+fn own_row_batch(cycles: &str, extra: &[&str], lines: &[String]) -> (bool, Vec<String>, String) {
+    let out = awari(&["probe", "--batch", "--cycles", cycles])
+        .args(extra)
+        .arg("--db")
+        .arg(batch_db())
+        .write_stdin(lines.join("\n") + "\n")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines = text.lines().map(str::to_string).collect();
+    (
+        out.status.success(),
+        lines,
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// The batch's text line of a JSON answer: "LOW HIGH best P,Q", "LOW HIGH game-over" or
+/// "V V unproved".
+fn text_of(a: &Value) -> String {
+    let best: Vec<String> = a["best"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(Value::to_string)
+        .collect();
+    let tail = if a["moves"].as_array().unwrap().is_empty() {
+        "game-over".to_string()
+    } else if best.is_empty() {
+        "unproved".to_string()
+    } else {
+        format!("best {}", best.join(","))
+    };
+    format!("{} {} {tail}", a["low"], a["high"])
+}
+
+/// `probe --json` of one board with an empty history, its search at 1,000 nodes.
+fn probe_one(cycles: &str, board: &str) -> Value {
+    let out = awari(&["probe", "--cycles", cycles, "--json"])
+        .args(["--search-budget", "1000", "--db"])
+        .arg(batch_db())
+        .arg(board)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{board}: {err}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// `(low, high)` of a JSON answer or move.
+fn interval(v: &Value) -> (i64, i64) {
+    (v["low"].as_i64().unwrap(), v["high"].as_i64().unwrap())
+}
+
+/// The one-at-a-time probe (its search included) knows at least what the batch (the
+/// tables alone) knows: its value and every move's interval inside the batch's, the same
+/// value where the batch's is exact, and the batch's best moves among its own.
+fn check_probe_within_batch(batch: &Value, probe: &Value, counts: &mut [usize; 3]) {
+    let inside = |inner: (i64, i64), outer: (i64, i64)| {
+        outer.0 <= inner.0 && inner.0 <= inner.1 && inner.1 <= outer.1
+    };
+    assert_eq!(batch["board"], probe["board"]);
+    assert_eq!(probe["history"], 0);
+    assert!(inside(interval(probe), interval(batch)), "{batch}\n{probe}");
+    let (bm, pm) = (
+        batch["moves"].as_array().unwrap(),
+        probe["moves"].as_array().unwrap(),
+    );
+    assert_eq!(bm.len(), pm.len(), "{batch}\n{probe}");
+    for (b, p) in bm.iter().zip(pm) {
+        for key in ["pit", "captured", "child", "ends_by_repetition"] {
+            assert_eq!(b[key], p[key], "{batch}\n{probe}");
+        }
+        assert!(inside(interval(p), interval(b)), "{batch}\n{probe}");
+    }
+    if batch["exact"] == true {
+        assert_eq!(interval(probe), interval(batch), "{batch}\n{probe}");
+        let pb = probe["best"].as_array().unwrap();
+        for pit in batch["best"].as_array().unwrap() {
+            assert!(pb.contains(pit), "{batch}\n{probe}");
+        }
+    }
+    counts[0] += 1;
+    counts[1] += usize::from(batch["exact"] == true);
+    counts[2] += usize::from(text_of(batch) == text_of(probe));
+}
+
+#[test]
+fn batch_answers_the_tables_and_one_board_probes_agree() {
+    let boards = random_boards(100_000, 12, 7);
+    let (ok, text, err) = own_row_batch("own-row-first", &[], &boards);
+    assert!(ok, "{err}");
+    let (ok, json, err) = own_row_batch("own-row-first", &["--json"], &boards);
+    assert!(ok, "{err}");
+    assert_eq!((text.len(), json.len()), (boards.len(), boards.len()));
+    let mut kinds = [0usize; 4]; // exact with best moves, open, game over, unproved
+    let mut answers = Vec::with_capacity(boards.len());
+    for ((board, t), j) in boards.iter().zip(&text).zip(&json) {
+        let a: Value = serde_json::from_str(j).unwrap();
+        assert_eq!(
+            a["board"].as_str().unwrap(),
+            board.parse::<Board>().unwrap().to_string()
+        );
+        assert_eq!(
+            (&a["history"], &a["nodes"], &a["from_tables"]),
+            (&0.into(), &0.into(), &true.into())
+        );
+        let (low, high) = interval(&a);
+        assert!(low <= high && (a["exact"] == true) == (low == high), "{a}");
+        for m in a["moves"].as_array().unwrap() {
+            let (l, h) = interval(m);
+            assert!(l <= h && h <= high, "{a}");
+        }
+        assert_eq!(*t, text_of(&a));
+        kinds[match t.split(' ').nth(2).unwrap() {
+            "best" if low == high => 0,
+            "best" => 1,
+            "game-over" => 2,
+            "unproved" => 3,
+            other => panic!("{other}: {t}"),
+        }] += 1;
+        answers.push(a);
+    }
+    // Both kinds of values, and each kind of line, are met.
+    assert!(kinds.iter().all(|&k| k >= 100), "{kinds:?}");
+
+    // 300 of them, probed one at a time (its search at 1,000 nodes).
+    let mut counts = [0usize; 3];
+    for (board, a) in boards.iter().zip(&answers).step_by(boards.len() / 300) {
+        let p = probe_one("own-row-first", board);
+        check_probe_within_batch(a, &p, &mut counts);
+    }
+    assert!(counts[0] >= 300 && counts[1] >= 50, "{counts:?}");
+    // Most lines say what the probe says, search and all (250 of 301 when written).
+    assert!(counts[2] * 3 >= counts[0] * 2, "{counts:?}");
+}
+
+#[test]
+fn batch_under_the_third_occurrence_and_its_errors() {
+    // The third occurrence: own-row layers 0..=4, the bounds above.
+    let boards = random_boards(40, 6, 11);
+    let (ok, json, err) = own_row_batch("own-row-third", &["--json"], &boards);
+    assert!(ok, "{err}");
+    let mut counts = [0usize; 3];
+    for (board, line) in boards.iter().zip(&json) {
+        let a: Value = serde_json::from_str(line).unwrap();
+        check_probe_within_batch(&a, &probe_one("own-row-third", board), &mut counts);
+    }
+    assert!(counts[1] >= 10, "{counts:?}");
+
+    // A bad line, a blank one, a board above the tables (layer 13) and one whose capture
+    // is fine but whose layer is not: each its own error, the rest answered.
+    let lines: Vec<String> = [
+        "0 0 0 0 0 1 0 0 0 0 0 1",
+        "1 2 3",
+        "",
+        "4 4 4 1 0 0 0 0 0 0 0 0",
+        "0 0 0 0 0 1 0 0 0 0 0 2",
+    ]
+    .map(str::to_string)
+    .to_vec();
+    let (ok, out, _) = own_row_batch("own-row-first", &[], &lines);
+    assert!(!ok, "{out:?}");
+    assert_eq!(out.len(), 5, "{out:?}");
+    assert!(
+        out[0].contains(" best ") && out[4].contains(" best "),
+        "{out:?}"
+    );
+    assert!(out[1].starts_with("error: line 2: "), "{out:?}");
+    assert_eq!(out[2], "");
+    assert!(
+        out[3].starts_with("error: line 4: ")
+            && out[3].contains("13")
+            && out[3].contains("not built"),
+        "{out:?}"
+    );
+    let (ok, out, _) = own_row_batch("own-row-first", &["--json"], &lines[..2]);
+    assert!(!ok);
+    let e: Value = serde_json::from_str(&out[1]).unwrap();
+    assert_eq!(e["line"], 2, "{e}");
+    // --moves is for one position.
+    let (ok, _, err) = own_row_batch("own-row-first", &["--moves", "1"], &lines[..1]);
+    assert!(!ok && err.contains("--moves"), "{err}");
+}

@@ -467,6 +467,35 @@ class OwnRowDatabase:
         proved low, in pit order (empty when the game is over)."""
         return self.answer(board, history, budget).best
 
+    def values(self, array) -> np.ndarray:
+        """The values of many boards, each with an empty history (the opening, or just
+        after a capture: the history the tables are built for), from the tables alone: an
+        ``(N, 12)`` integer array in (as :meth:`Database.values` takes it), an ``(N, 2)``
+        ``int8`` array out, each row ``(low, high)`` for the board's mover, exact where
+        ``low == high``.
+
+        No search is made: each row is the pair the own-row tables hold (the bounds where a
+        layer's own-row values are not built), which :meth:`value` with an empty history
+        starts from and can only narrow (where a budget ran out in the build). Lookups are
+        grouped by block, each block read and decompressed once per call, in parallel,
+        with the GIL released. A bad row raises ``ValueError`` and a row with neither its
+        own-row layer nor its bounds :class:`LayerMissing`, both naming the first such row
+        (``"row 17: ..."``); a non-integer array raises ``TypeError``.
+        """
+        a = np.asarray(array)
+        if a.ndim != 2 or a.shape[1] != 12:
+            raise ValueError(f"values needs an array of shape (N, 12), got {a.shape}")
+        kind = a.dtype.kind
+        if kind not in "iu" or a.dtype == np.bool_:
+            raise TypeError(f"values needs an integer array, got dtype {a.dtype}")
+        if a.dtype == np.uint8:
+            return self._db.intervals_u8(np.ascontiguousarray(a))
+        if kind == "u" and a.size and int(a.max()) > np.iinfo(np.int64).max:
+            # Only uint64 can hold counts that int64 cannot: refuse them rather than wrap.
+            row = int(np.argmax((a > 48).any(axis=1)))
+            raise ValueError(f"row {row}: a count does not fit in one pit (at most 48)")
+        return self._db.intervals_i64(np.ascontiguousarray(a, dtype=np.int64))
+
     def __repr__(self) -> str:
         return repr(self._db)
 

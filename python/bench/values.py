@@ -7,6 +7,8 @@ page cache and the process; the figure is the best of the timed calls after it.
 
     python python/bench/values.py --db data/db --max-seeds 20 --count 1000000
     python python/bench/values.py --db data/db --max-seeds 20 --load    # after Database.load()
+    python python/bench/values.py --db data/db --rules abapa --max-seeds 12 --own-row first
+                                          # OwnRowDatabase.values: the own-row tables' pairs
 """
 
 import argparse
@@ -47,10 +49,20 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--dtype", default="uint8", choices=["uint8", "int64"])
     ap.add_argument("--load", action="store_true", help="Database.load() the layers first")
+    ap.add_argument(
+        "--own-row",
+        choices=awari.REPETITIONS,
+        help="OwnRowDatabase(repetition=...).values instead: (low, high) with an empty history",
+    )
     args = ap.parse_args()
     boards = random_boards(args.count, args.max_seeds, args.seed).astype(args.dtype)
     assert boards.sum(axis=1).max() <= args.max_seeds
-    db = awari.Database(args.db, args.rules)
+    if args.own_row:
+        if args.load:
+            ap.error("--load is for the values' Database")
+        db = awari.OwnRowDatabase(args.db, args.rules, args.own_row)
+    else:
+        db = awari.Database(args.db, args.rules)
     if args.load:
         db.load(range(args.max_seeds + 1))
     db.values(boards)  # warm-up: page cache, allocator, thread pool
@@ -62,6 +74,7 @@ def main() -> None:
     best = min(times)
     print(
         f"{args.count} boards of layers <= {args.max_seeds} ({args.dtype}"
+        f"{f', own-row {args.own_row}' if args.own_row else ''}"
         f"{', loaded' if args.load else ''}): best {best:.3f} s, "
         f"median {sorted(times)[len(times) // 2]:.3f} s: {args.count / best / 1e6:.2f} M boards/s "
         f"(checksum {int(values.astype(np.int64).sum())})"

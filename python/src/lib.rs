@@ -11,7 +11,9 @@ use awari::solve::{Phase, SolveObserver};
 use awari::store::StoreError;
 use awari::{Board, BoardError, Repetition, Rules, Tables, PITS};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{
+    IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods,
+};
 use pyo3::create_exception;
 use pyo3::exceptions::{
     PyKeyboardInterrupt, PyLookupError, PyMemoryError, PyOSError, PyRuntimeError, PyTypeError,
@@ -379,6 +381,72 @@ enum RowError {
     Missing(usize, ProbeError),
 }
 
+/// The boards of the rows of a C-contiguous (N, 12) array, each checked, and that its
+/// layer can be read (`missing` gives the error of a layer that cannot).
+fn boards_of_rows<T: Count>(
+    flat: &[T],
+    missing: impl Fn(u32) -> Option<ProbeError>,
+) -> Result<Vec<Board>, RowError> {
+    let mut boards = Vec::with_capacity(flat.len() / PITS);
+    for (row, counts) in flat.chunks_exact(PITS).enumerate() {
+        let mut pits = [0u8; PITS];
+        for (pit, (&c, p)) in counts.iter().zip(pits.iter_mut()).enumerate() {
+            *p = match c.count() {
+                Some(x) => x,
+                None => {
+                    let shown = c.shown();
+                    let e = if shown.starts_with('-') {
+                        BoardError::Negative {
+                            pit: pit + 1,
+                            token: shown,
+                        }
+                    } else {
+                        BoardError::PitTooLarge {
+                            pit: pit + 1,
+                            count: shown,
+                        }
+                    };
+                    return Err(RowError::Board(row, e));
+                }
+            };
+        }
+        let board = Board::new(pits).map_err(|e| RowError::Board(row, e))?;
+        if let Some(e) = missing(board.seeds()) {
+            return Err(RowError::Missing(row, e));
+        }
+        boards.push(board);
+    }
+    Ok(boards)
+}
+
+/// The flat rows of an (N, 12) array, or the error that says why not.
+fn rows_of<'a, 'py, T: Count>(array: &'a PyReadonlyArray2<'py, T>) -> PyResult<&'a [T]> {
+    let shape = array.shape();
+    if shape[1] != PITS {
+        return Err(PyValueError::new_err(format!(
+            "values needs an array of shape (N, 12), got (N, {})",
+            shape[1]
+        )));
+    }
+    array
+        .as_slice()
+        .map_err(|_| PyValueError::new_err("values needs a C-contiguous array"))
+}
+
+/// The Python error of a refused row (`usize::MAX`: not one row's, a file's).
+fn row_error(py: Python<'_>, e: RowError) -> PyErr {
+    match e {
+        RowError::Board(row, e) => PyValueError::new_err(format!("row {row}: {e}")),
+        RowError::Missing(row, e) => match e {
+            ProbeError::LayerMissing { seeds, .. } | ProbeError::DistancesMissing { seeds, .. } => {
+                layer_missing(py, format!("row {row}: {}", missing_text(&e)), seeds)
+            }
+            ProbeError::Store(e) => store_error(e),
+            ProbeError::History(_) => PyValueError::new_err(e.to_string()),
+        },
+    }
+}
+
 impl Database {
     /// The values of the rows of `array`, the GIL released for the checks and the probes.
     fn values_of<'py, T: Count>(
@@ -386,54 +454,17 @@ impl Database {
         py: Python<'py>,
         array: PyReadonlyArray2<'py, T>,
     ) -> PyResult<Bound<'py, PyArray1<i8>>> {
-        let shape = array.shape();
-        if shape[1] != PITS {
-            return Err(PyValueError::new_err(format!(
-                "values needs an array of shape (N, 12), got (N, {})",
-                shape[1]
-            )));
-        }
-        let flat = array
-            .as_slice()
-            .map_err(|_| PyValueError::new_err("values needs a C-contiguous array"))?;
+        let flat = rows_of(&array)?;
         let db = &self.inner;
         let result = py.detach(|| -> Result<Vec<i8>, RowError> {
-            let mut boards = Vec::with_capacity(flat.len() / PITS);
-            for (row, counts) in flat.chunks_exact(PITS).enumerate() {
-                let mut pits = [0u8; PITS];
-                for (pit, (&c, p)) in counts.iter().zip(pits.iter_mut()).enumerate() {
-                    *p = match c.count() {
-                        Some(x) => x,
-                        None => {
-                            let shown = c.shown();
-                            let e = if shown.starts_with('-') {
-                                BoardError::Negative {
-                                    pit: pit + 1,
-                                    token: shown,
-                                }
-                            } else {
-                                BoardError::PitTooLarge {
-                                    pit: pit + 1,
-                                    count: shown,
-                                }
-                            };
-                            return Err(RowError::Board(row, e));
-                        }
-                    };
-                }
-                let board = Board::new(pits).map_err(|e| RowError::Board(row, e))?;
-                let seeds = board.seeds();
-                if !db.has_layer(seeds) {
-                    let e = ProbeError::LayerMissing {
-                        tables: awari::Tables::Values,
-                        seeds,
-                        rules: db.rules(),
-                        dir: db.dir().to_path_buf(),
-                    };
-                    return Err(RowError::Missing(row, e));
-                }
-                boards.push(board);
-            }
+            let boards = boards_of_rows(flat, |seeds| {
+                (!db.has_layer(seeds)).then(|| ProbeError::LayerMissing {
+                    tables: awari::Tables::Values,
+                    seeds,
+                    rules: db.rules(),
+                    dir: db.dir().to_path_buf(),
+                })
+            })?;
             // Every layer is present, so only a file can fail from here on.
             let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
             let in_memory = |b: &Board| loaded.get(b.seeds() as usize).and_then(|l| l.as_ref());
@@ -463,17 +494,7 @@ impl Database {
         });
         match result {
             Ok(values) => Ok(values.into_pyarray(py)),
-            Err(RowError::Board(row, e)) => Err(PyValueError::new_err(format!("row {row}: {e}"))),
-            Err(RowError::Missing(row, e)) => match e {
-                ProbeError::LayerMissing { seeds, .. }
-                | ProbeError::DistancesMissing { seeds, .. } => Err(layer_missing(
-                    py,
-                    format!("row {row}: {}", missing_text(&e)),
-                    seeds,
-                )),
-                ProbeError::Store(e) => Err(store_error(e)),
-                ProbeError::History(_) => Err(PyValueError::new_err(e.to_string())),
-            },
+            Err(e) => Err(row_error(py, e)),
         }
     }
 }
@@ -880,6 +901,22 @@ impl OwnRowDatabase {
         ))
     }
 
+    fn intervals_u8<'py>(
+        &self,
+        py: Python<'py>,
+        array: PyReadonlyArray2<'py, u8>,
+    ) -> PyResult<Bound<'py, PyArray2<i8>>> {
+        self.intervals_of(py, array)
+    }
+
+    fn intervals_i64<'py>(
+        &self,
+        py: Python<'py>,
+        array: PyReadonlyArray2<'py, i64>,
+    ) -> PyResult<Bound<'py, PyArray2<i8>>> {
+        self.intervals_of(py, array)
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "awari.OwnRowDatabase({:?}, rules={:?}, repetition={:?})",
@@ -887,6 +924,40 @@ impl OwnRowDatabase {
             self.inner.rules().name(),
             self.repetition.name()
         )
+    }
+}
+
+impl OwnRowDatabase {
+    /// The intervals with an empty history of the rows of `array` (an (N, 2) array: low,
+    /// high), the GIL released for the checks and the lookups.
+    fn intervals_of<'py, T: Count>(
+        &self,
+        py: Python<'py>,
+        array: PyReadonlyArray2<'py, T>,
+    ) -> PyResult<Bound<'py, PyArray2<i8>>> {
+        let flat = rows_of(&array)?;
+        let (db, r) = (&self.inner, self.repetition);
+        let result = py.detach(|| -> Result<Vec<(i8, i8)>, RowError> {
+            let boards = boards_of_rows(flat, |seeds| {
+                // The error the one-at-a-time probe gives: the bounds' layer.
+                (!db.has_own_row_intervals(r, seeds)).then(|| ProbeError::LayerMissing {
+                    tables: awari::Tables::Bounds,
+                    seeds,
+                    rules: db.rules(),
+                    dir: db.dir().to_path_buf(),
+                })
+            })?;
+            db.own_row_intervals(r, &boards)
+                .map_err(|e| RowError::Missing(usize::MAX, e))
+        });
+        match result {
+            Ok(pairs) => {
+                let flat: Vec<i8> = pairs.into_iter().flat_map(|(l, h)| [l, h]).collect();
+                let n = flat.len() / 2;
+                Ok(flat.into_pyarray(py).reshape([n, 2])?)
+            }
+            Err(e) => Err(row_error(py, e)),
+        }
     }
 }
 

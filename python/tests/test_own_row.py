@@ -8,6 +8,7 @@ import random
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import awari
@@ -131,6 +132,55 @@ def test_answers_equal_the_cli(cli, own_row_dir, repetition):
         compared += 1
         with_history += bool(history)
     assert compared == 12 and with_history >= 4, (compared, with_history)
+
+
+@pytest.mark.parametrize("repetition", awari.REPETITIONS)
+def test_values_of_an_array_are_the_tables_intervals(cli, own_row_dir, repetition):
+    """values(array): each row's interval with an empty history, from the tables alone;
+    value(board) one at a time (its search included) is the same where the row is exact,
+    and inside it elsewhere; the CLI's batch says the same. Layers the own-row tables of
+    the third repetition leave out (5) are read from the bounds, as the probe reads them."""
+    db = awari.OwnRowDatabase(own_row_dir, awari.ABAPA, repetition)
+    boards = np.array(random_boards(3000, TOP, seed=31), dtype=np.uint8)
+    got = db.values(boards)
+    assert got.shape == (len(boards), 2) and got.dtype == np.int8
+    assert (got[:, 0] <= got[:, 1]).all()
+    assert (db.values(boards.astype(np.int64)) == got).all()
+    assert db.values(boards[:0]).shape == (0, 2)
+    exact = 0
+    for i in range(0, len(boards), 15):
+        v = db.value(boards[i])
+        low, high = (int(x) for x in got[i])
+        assert low <= v.low <= v.high <= high, (boards[i], (low, high), v)
+        if low == high:
+            exact += 1
+            assert v.exact
+    assert exact >= 100, exact
+    out = subprocess.run(
+        [str(cli), "probe", "--batch", "--cycles", f"own-row-{repetition}", "--rules", "abapa",
+         "--db", str(own_row_dir)],
+        input="".join(" ".join(map(str, b)) + "\n" for b in boards),
+        check=True, capture_output=True, text=True,
+    ).stdout.splitlines()
+    assert [tuple(map(int, line.split()[:2])) for line in out] == [tuple(map(int, r)) for r in got]
+
+
+def test_values_of_an_array_refuse_bad_rows(own_row_dir, tmp_path):
+    db = awari.OwnRowDatabase(own_row_dir)
+    good = [0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1]
+    with pytest.raises(ValueError, match="row 1: "):
+        db.values(np.array([good, [-1] + good[1:]]))
+    with pytest.raises(ValueError, match=r"shape \(N, 12\)"):
+        db.values(np.zeros((2, 11), dtype=np.uint8))
+    with pytest.raises(TypeError, match="integer"):
+        db.values(np.zeros((2, 12)))
+    # Above the bounds built: the row, the layer and the command that builds it.
+    above = [TOP + 1] + [0] * 11
+    with pytest.raises(awari.LayerMissing, match=r"row 1: .*awari build --cycles bounds") as e:
+        db.values(np.array([good, above], dtype=np.uint8))
+    assert e.value.layer == TOP + 1
+    with pytest.raises(awari.LayerMissing, match="row 0: "):
+        awari.OwnRowDatabase(tmp_path).values(np.array([good]))
 
 
 def game():

@@ -263,7 +263,12 @@ pub enum Command {
         moves: Option<String>,
         /// Read one board per line from stdin; print one line per board: the value, then
         /// the best pits ("3 best 1,4"; "-5 game-over" when the game is over; with
-        /// --cycles bounds, low and high first: "-1 2 best 3"). A bad line (or one over
+        /// --cycles bounds, low and high first: "-1 2 best 3"). With --cycles own-row-...:
+        /// each board with an empty history, from the tables alone (no search), low and
+        /// high first: "0 0 best 1,6" (the moves proved to keep an exact value), "-2 4
+        /// best 3" (an interval: the largest proved low), "0 0 unproved" (exact, but no
+        /// move is proved to keep it without a search: probe the board alone; see
+        /// docs/method.md, "Own-row values"). A bad line (or one over
         /// 1 KiB) prints "error: line N: ..." (with --json, {"line": N, "error": "..."})
         /// and the run goes on; the exit code is then non-zero. A blank line gets a blank
         /// line, so output lines stay aligned with input lines.

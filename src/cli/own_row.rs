@@ -1,12 +1,14 @@
 //! The own-row values on the command line (`--cycles own-row-first` or `own-row-third`):
 //! probe and start answer by the library's proof search from the tables, with a history
-//! given as moves; stats and verify read the tables whole.
+//! given as moves; `probe --batch` answers many boards with an empty history from the
+//! tables alone; stats and verify read the tables whole.
 
 use super::args::TableArgs;
+use super::batch::Line;
 use super::layers::LayerRange;
-use super::output::{captures_column, say};
+use super::output::{self, captures_column, say};
 use super::probe::{the_board, ProbeRequest};
-use super::text::{pit_name, pit_names};
+use super::text::{parse_board, pit_name, pit_names};
 use anyhow::{anyhow, bail, Result};
 use awari::{own_row_history, Board, BoundsDatabase, OwnRowAnswer, Repetition};
 use serde_json::{json, Value};
@@ -35,11 +37,11 @@ pub(super) fn parse_pits(text: &str, what: &str) -> Result<Vec<u8>> {
 
 /// `probe`: the position after `--moves` from the board, with its history.
 pub fn probe(tables: &TableArgs, request: ProbeRequest) -> Result<bool> {
-    if request.batch {
-        bail!("--batch reads the values or the bounds; probe the own-row values one position at a time");
-    }
     if request.captured.is_some() {
         bail!("--captured is for the values");
+    }
+    if request.batch {
+        return batch(tables, request.json);
     }
     let start = the_board(request.board)?;
     let pits = match &request.moves {
@@ -70,6 +72,116 @@ pub fn probe(tables: &TableArgs, request: ProbeRequest) -> Result<bool> {
     );
     print_answer(&answer, tables.search_budget);
     Ok(true)
+}
+
+/// `probe --batch`: each line a board, answered with an empty history from the tables
+/// alone (no search: `--search-budget` is not used), every board and child looked up in
+/// one grouped pass. A line: "LOW HIGH best P,Q" (the stored interval, exact when the two
+/// meet; when exact, the moves the tables prove to keep it, else those with the largest
+/// proved low), "LOW HIGH game-over", or "V V unproved" (exact, but no move is proved to
+/// keep it without a search: probe the board alone); or `--json`'s object.
+fn batch(tables: &TableArgs, json_out: bool) -> Result<bool> {
+    let r = repetition(tables);
+    let db = BoundsDatabase::open(&tables.db.db, tables.db.rules)?;
+    super::batch::run(json_out, |lines| {
+        batch_answers(&db, r, lines)
+            .into_iter()
+            .map(|a| a.map(|(board, a)| batch_line(&db, r, &board, &a, json_out)))
+            .collect()
+    })
+}
+
+/// A batch's line for an answer (see [`batch`]).
+fn batch_line(
+    db: &BoundsDatabase,
+    r: Repetition,
+    board: &Board,
+    a: &OwnRowAnswer,
+    json_out: bool,
+) -> String {
+    if json_out {
+        let mut obj = answer_json(db, r, board, 0, a);
+        obj["from_tables"] = Value::Bool(true);
+        return obj.to_string();
+    }
+    let (low, high) = (a.value.low, a.value.high);
+    if a.moves.is_empty() {
+        return format!("{low} {high} game-over");
+    }
+    let best = a.best_moves();
+    if best.is_empty() {
+        return format!("{low} {high} unproved");
+    }
+    format!(
+        "{low} {high} best {}",
+        pit_names(best.iter().map(|m| m.pit), ",")
+    )
+}
+
+/// Answers a batch of lines: the boards whose layers (and their children's) are there in
+/// one grouped pass ([`BoundsDatabase::own_row_table_answers`]); a line that fails on its
+/// own (bad text, a layer not built) gets its own error, and a damaged file fails every
+/// line of the pass.
+fn batch_answers(
+    db: &BoundsDatabase,
+    r: Repetition,
+    lines: &[Line],
+) -> Vec<std::result::Result<(Board, OwnRowAnswer), String>> {
+    let rules = db.rules();
+    let mut results: Vec<Option<std::result::Result<(Board, OwnRowAnswer), String>>> =
+        Vec::with_capacity(lines.len());
+    let mut pending: Vec<(usize, Board)> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let text = match line.board_text() {
+            Err(why) => {
+                results.push(Some(Err(why)));
+                continue;
+            }
+            Ok(None) => {
+                results.push(Some(Err("blank line".into())));
+                continue;
+            }
+            Ok(Some(t)) => t,
+        };
+        let board = match parse_board(text) {
+            Ok(b) => b,
+            Err(e) => {
+                results.push(Some(Err(output::error_line(&e))));
+                continue;
+            }
+        };
+        let readable = |b: &Board| db.has_own_row_intervals(r, b.seeds());
+        let moves = rules.legal_moves(&board);
+        if !readable(&board) || moves.iter().any(|m| !readable(&m.child)) {
+            // The board alone, for the error that names the missing layer.
+            let one = db.own_row_table_answers(r, &[board]);
+            results.push(Some(
+                one.map(|mut a| (board, a.remove(0)))
+                    .map_err(|e| output::error_line(&e.into())),
+            ));
+            continue;
+        }
+        pending.push((i, board));
+        results.push(None);
+    }
+    let boards: Vec<Board> = pending.iter().map(|&(_, b)| b).collect();
+    match db.own_row_table_answers(r, &boards) {
+        Ok(answers) => {
+            for ((i, board), a) in pending.into_iter().zip(answers) {
+                results[i] = Some(Ok((board, a)));
+            }
+        }
+        Err(e) => {
+            let msg = output::error_line(&e.into());
+            for (i, _) in pending {
+                results[i] = Some(Err(msg.clone()));
+            }
+        }
+    }
+    results
+        .into_iter()
+        .map(|r| r.expect("every line answered"))
+        .collect()
 }
 
 /// `start`: the opening, its history empty.

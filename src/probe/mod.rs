@@ -17,6 +17,7 @@
 
 mod bounds;
 mod own_row;
+mod own_row_tables;
 mod pv;
 mod tables;
 

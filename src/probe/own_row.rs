@@ -68,9 +68,9 @@ impl OwnRowMove {
 }
 
 /// The search's leaves read from the tables.
-struct TableLeaves<'a> {
-    db: &'a BoundsDatabase,
-    repetition: Repetition,
+pub(super) struct TableLeaves<'a> {
+    pub(super) db: &'a BoundsDatabase,
+    pub(super) repetition: Repetition,
 }
 
 impl Leaves for TableLeaves<'_> {
@@ -313,7 +313,10 @@ impl BoundsDatabase {
     /// of its child after the history and `board` (each within `budget` nodes). The moves
     /// are searched first, and the position's value is the best move's interval met with
     /// its own search (which uses what the moves' searches proved of capture children);
-    /// no move's high exceeds the value's. The value's `nodes` count every search of the
+    /// no move's high exceeds the value's. With an empty history each move's interval is
+    /// also met with what the tables alone prove of it
+    /// ([`BoundsDatabase::own_row_table_answers`]), and whatever the history, the only
+    /// move that can reach the value's low (the others' highs below it) gets that low. The value's `nodes` count every search of the
     /// answer.
     ///
     /// # Errors
@@ -373,6 +376,15 @@ impl BoundsDatabase {
                 high,
             });
         }
+        if history.is_empty() {
+            // What the tables alone prove of each move (`probe --batch`'s answer) holds
+            // too: a quiet move's tests at every threshold, where a search out of budget
+            // may not have asked some.
+            let known = self.own_row_table_answers(repetition, std::slice::from_ref(board))?;
+            for (m, t) in moves.iter_mut().zip(&known[0].moves) {
+                (m.low, m.high) = (m.low.max(t.low), m.high.min(t.high));
+            }
+        }
         // The position is worth its best move (it is not itself a repetition that ends the
         // game: the history was checked). The moves were searched first, so that what they
         // proved of capture children narrows the position's own search; each interval
@@ -400,7 +412,18 @@ impl BoundsDatabase {
             m.high = m.high.min(value.high);
             debug_assert!(m.low <= m.high, "a move proved above its position");
         }
+        raise_the_only_reaching(&mut moves, value.low);
         Ok(OwnRowAnswer { value, moves })
+    }
+}
+
+/// A position is worth its best move, so at least its proved `low`: when only one move can
+/// reach that low (the others' highs are below it), that move is the best, worth the
+/// position's value, and its low is raised to `low`.
+pub(super) fn raise_the_only_reaching(moves: &mut [OwnRowMove], low: i8) {
+    let mut reaching = moves.iter_mut().filter(|m| m.high >= low);
+    if let (Some(m), None) = (reaching.next(), reaching.next()) {
+        m.low = m.low.max(low);
     }
 }
 
