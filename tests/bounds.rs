@@ -579,7 +579,7 @@ mod cli {
             assert_eq!(
                 refused(&[&["--max-seeds", "7"], flags].concat()).trim_end(),
                 format!(
-                    "error: {} is for the values' build; the bounds' build has one pass, in memory",
+                    "error: {} is for the values' and the own-row values' builds; the bounds' build has one pass, in memory",
                     flags[0]
                 )
             );
