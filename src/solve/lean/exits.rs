@@ -84,21 +84,7 @@ impl Pass<'_> {
             // file takes its entries, part after part, one file a task.
             let parts: Vec<Vec<Vec<u32>>> =
                 raw.par_chunks(SUB).map(|r| by_threshold(n, r)).collect();
-            buckets
-                .par_iter_mut()
-                .enumerate()
-                .try_for_each(|(b, bucket)| {
-                    for (p, part) in parts.iter().enumerate() {
-                        let first = start + (p * SUB) as u64;
-                        for &k in &part[b] {
-                            bucket.push(Entry {
-                                settled: Settled::from_key(first + u64::from(k >> 1), k & 1 == 1),
-                                round: 0,
-                            })?;
-                        }
-                    }
-                    Ok::<(), StoreError>(())
-                })?;
+            push_to_buckets(&mut buckets, &parts, start)?;
             self.observer.advance(len as u64);
             start += len as u64;
         }
@@ -184,21 +170,7 @@ impl Pass<'_> {
                 .zip(lost.par_chunks(SUB))
                 .map(|(w, l)| reach_by_threshold(n, w, l))
                 .collect();
-            buckets
-                .par_iter_mut()
-                .enumerate()
-                .try_for_each(|(b, bucket)| {
-                    for (p, part) in parts.iter().enumerate() {
-                        let first = start + (p * SUB) as u64;
-                        for &k in &part[b] {
-                            bucket.push(Entry {
-                                settled: Settled::from_key(first + u64::from(k >> 1), k & 1 == 1),
-                                round: 0,
-                            })?;
-                        }
-                    }
-                    Ok::<(), StoreError>(())
-                })?;
+            push_to_buckets(&mut buckets, &parts, start)?;
             self.observer.advance(len as u64);
             start += len as u64;
         }
@@ -229,6 +201,30 @@ fn reach_by_threshold(n: u32, won: &[i8], lost: &[i8]) -> Vec<Vec<u32>> {
         }
     }
     lists
+}
+
+/// Appends a slice's exits, sorted by threshold in parts of [`SUB`] positions from
+/// `start` (entries `k << 1 | lost`), to each threshold's file, one file a task.
+fn push_to_buckets(
+    buckets: &mut [RunWriter],
+    parts: &[Vec<Vec<u32>>],
+    start: u64,
+) -> Result<(), StoreError> {
+    buckets
+        .par_iter_mut()
+        .enumerate()
+        .try_for_each(|(b, bucket)| {
+            for (p, part) in parts.iter().enumerate() {
+                let first = start + (p * SUB) as u64;
+                for &k in &part[b] {
+                    bucket.push(Entry {
+                        settled: Settled::from_key(first + u64::from(k >> 1), k & 1 == 1),
+                        round: 0,
+                    })?;
+                }
+            }
+            Ok(())
+        })
 }
 
 /// The exits file of threshold `t`.
