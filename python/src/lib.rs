@@ -176,7 +176,9 @@ fn build_error(e: BuildError) -> PyErr {
         | BuildError::ThreadCount(_)
         | BuildError::LeanBounds
         | BuildError::RefineNotOwnRow => PyValueError::new_err(message),
-        BuildError::OverMemory { .. } => PyMemoryError::new_err(message),
+        BuildError::OverMemory { .. } | BuildError::RefineOverMemory { .. } => {
+            PyMemoryError::new_err(message)
+        }
         BuildError::Cancelled { .. } => PyKeyboardInterrupt::new_err(message),
         BuildError::Threads(..) => PyRuntimeError::new_err(message),
         BuildError::Store(StoreError::Io { path, source }) | BuildError::Lock { path, source } => {
