@@ -1,7 +1,7 @@
 //! The own-row values on the command line (`--cycles own-row-first` or `own-row-third`):
 //! probe and start answer by the library's proof search from the tables, with a history
 //! given as moves; `probe --batch` answers many boards with an empty history from the
-//! tables alone; stats and verify read the tables whole.
+//! tables alone; verify checks the tables (stats, shared with the bounds, is `stats.rs`).
 
 use super::args::TableArgs;
 use super::batch::Line;
@@ -317,7 +317,11 @@ pub(super) fn answer_json(
 }
 
 /// The layers to read: those asked, or every layer built.
-fn span(db: &BoundsDatabase, r: Repetition, layers: Option<LayerRange>) -> Result<(u32, u32)> {
+pub(super) fn span(
+    db: &BoundsDatabase,
+    r: Repetition,
+    layers: Option<LayerRange>,
+) -> Result<(u32, u32)> {
     let top = db.own_row_complete_up_to(r).ok_or_else(|| {
         anyhow!(
             "no own-row layer ({} repetition) is built for rules '{}'",
@@ -333,37 +337,6 @@ fn span(db: &BoundsDatabase, r: Repetition, layers: Option<LayerRange>) -> Resul
         Some(range) => (range.first, range.last),
         None => (0, top),
     })
-}
-
-/// `stats`: per layer, positions, exact positions, bytes.
-pub fn stats(tables: &TableArgs, layers: Option<LayerRange>, json_out: bool) -> Result<bool> {
-    let r = repetition(tables);
-    let db = BoundsDatabase::open(&tables.db.db, tables.db.rules)?;
-    let (first, last) = span(&db, r, layers)?;
-    let mut rows = Vec::new();
-    for n in first..=last {
-        let Some(c) = db.check_own_row(r, n)? else {
-            continue;
-        };
-        if json_out {
-            rows.push(
-                json!({"layer": n, "positions": c.positions, "exact": c.exact, "bytes": c.bytes}),
-            );
-        } else {
-            say!(
-                "layer {n:>2}: {:>11} positions, {:>11} exact ({:.2}%), {:>11} bytes",
-                c.positions,
-                c.exact,
-                100.0 * c.exact as f64 / c.positions as f64,
-                c.bytes
-            );
-        }
-    }
-    if json_out {
-        say!("{}", Value::Array(rows));
-    }
-    super::stats::say_half_built(&db, tables, layers, json_out);
-    Ok(true)
 }
 
 /// `verify`: every layer read whole and its local checks; `Ok(false)` on a fault.

@@ -21,13 +21,11 @@ pub fn run(
         Cycles::Bounds if histogram => {
             bail!("--histogram is for the values; the stats of the bounds count exact positions")
         }
-        Cycles::Bounds => bounds(tables, layers, json_out),
+        Cycles::Bounds => pairs(tables, layers, json_out),
         Cycles::OwnRowFirst | Cycles::OwnRowThird if histogram => {
             bail!("--histogram is for the values; the stats of the own-row values count exact positions")
         }
-        Cycles::OwnRowFirst | Cycles::OwnRowThird => {
-            super::own_row::stats(tables, layers, json_out)
-        }
+        Cycles::OwnRowFirst | Cycles::OwnRowThird => pairs(tables, layers, json_out),
     }
 }
 
@@ -116,16 +114,25 @@ fn values_row(n: u32, file: &LayerFile, s: &LayerSummary, histogram: bool) {
     }
 }
 
-fn bounds(tables: &TableArgs, layers: Option<LayerRange>, json_out: bool) -> Result<bool> {
+/// The stats of a kind stored as pairs (the bounds, the own-row values): per layer,
+/// positions, exact positions (`low == high`) and bytes, block by block.
+fn pairs(tables: &TableArgs, layers: Option<LayerRange>, json_out: bool) -> Result<bool> {
     let db = BoundsDatabase::open(&tables.db.db, tables.db.rules)?;
-    let (first, last) = bounds_span(&db, layers)?;
+    let repetition = tables.cycles.repetition();
+    let (first, last) = match repetition {
+        None => bounds_span(&db, layers)?,
+        Some(r) => super::own_row::span(&db, r, layers)?,
+    };
     let mut rows = Vec::new();
     for n in first..=last {
-        let Some((low, high)) = db.layer(n) else {
+        let files = match repetition {
+            None => db.layer(n),
+            Some(r) => db.own_row_layer(r, n),
+        };
+        let Some((low, high)) = files else {
             continue;
         };
-        let (l, h) = (low.read_all()?, high.read_all()?);
-        let exact = l.iter().zip(&h).filter(|(a, b)| a == b).count() as u64;
+        let exact = low.count_equal(high)?;
         let positions = low.positions();
         let bytes = low.bytes() + high.bytes();
         if json_out {

@@ -145,7 +145,7 @@ impl BoundsDatabase {
     }
 
     /// The own-row values' low and high files of layer `seeds`, if present.
-    pub(crate) fn own_row_layer(
+    pub fn own_row_layer(
         &self,
         repetition: Repetition,
         seeds: u32,

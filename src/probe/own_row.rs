@@ -503,11 +503,9 @@ pub struct OwnRowLayerCheck {
     pub first_fault: Option<String>,
 }
 
-/// Positions of a layer one thread of [`BoundsDatabase::check_own_row`] checks at a time.
-const CHECK_RUN: u64 = 1 << 16;
-
 impl BoundsDatabase {
-    /// Reads layer `seeds` of the own-row values whole (every block's checksum) and checks
+    /// Reads layer `seeds` of the own-row values whole (every block's checksum, a block at a
+    /// time a thread) and checks
     /// what holds whatever the history: `low ≤ high`, both within the bounds (when the
     /// bounds layer is there), a finished game's value, a position whose every move
     /// captures (its pair is the best over its captures of the children's pairs), and that
@@ -526,51 +524,59 @@ impl BoundsDatabase {
         let Some((low_file, high_file)) = self.own_row_layer(repetition, seeds) else {
             return Ok(None);
         };
-        let low = low_file.read_all()?;
-        let high = high_file.read_all()?;
-        let bounds = match self.layer(seeds) {
-            Some((l, h)) => Some((l.read_all()?, h.read_all()?)),
-            None => None,
-        };
+        let bounds = self.layer(seeds);
         let leaves = TableLeaves {
             db: self,
             repetition,
         };
         let mut check = OwnRowLayerCheck {
             seeds,
-            positions: low.len() as u64,
-            exact: low.iter().zip(&high).filter(|(l, h)| l == h).count() as u64,
+            positions: low_file.positions(),
+            exact: 0,
             bytes: low_file.bytes() + high_file.bytes(),
             faults: 0,
             first_fault: None,
         };
-        // The positions in runs checked in parallel, the runs' results taken in order so
-        // that the first fault named is the first in the layer, however the threads ran.
-        let runs: Vec<_> = (0..check.positions)
-            .step_by(CHECK_RUN as usize)
-            .collect::<Vec<_>>()
+        // Block by block, in parallel (a layer of 36 seeds is 35 GB of pairs), the blocks'
+        // results taken in order so that the first fault named is the first in the layer,
+        // however the threads ran.
+        let size = u64::from(low_file.block_size());
+        let runs: Vec<_> = (0..low_file.blocks())
             .into_par_iter()
-            .map(|start| {
-                let end = (start + CHECK_RUN).min(check.positions);
-                let mut faults = (0u64, None);
+            .map(|block| {
+                let start = block * size;
+                let (low, high) = (low_file.read_block(block)?, high_file.read_block(block)?);
+                // The bounds' blocks where they line up with the pair's, else one at a time.
+                let bounds_block = match bounds {
+                    Some((bl, bh)) if bl.block_size() == low_file.block_size() => {
+                        Some((bl.read_block(block)?, bh.read_block(block)?))
+                    }
+                    _ => None,
+                };
+                let mut tally = (0u64, 0u64, None);
+                let end = start + low.len() as u64;
                 for (i, board) in crate::index::walk(seeds, start, end) {
-                    let i = i as usize;
-                    let fault = local_fault(
-                        self.rules(),
-                        &board,
-                        (low[i], high[i]),
-                        &leaves,
-                        bounds.as_ref().map(|(bl, bh)| (bl[i], bh[i])),
-                    )?;
-                    if let Some(why) = fault {
-                        faults.0 += 1;
-                        faults.1.get_or_insert(format!("{board}: {why}"));
+                    let j = (i - start) as usize;
+                    let pair = (low[j], high[j]);
+                    tally.0 += u64::from(pair.0 == pair.1);
+                    let bounds = match (&bounds_block, bounds) {
+                        (Some((bl, bh)), _) => Some((bl[j], bh[j])),
+                        (None, Some(_)) => {
+                            let b = self.bounds(&board)?;
+                            Some((b.low, b.high))
+                        }
+                        (None, None) => None,
+                    };
+                    if let Some(why) = local_fault(self.rules(), &board, pair, &leaves, bounds)? {
+                        tally.1 += 1;
+                        tally.2.get_or_insert(format!("{board}: {why}"));
                     }
                 }
-                Ok(faults)
+                Ok(tally)
             })
             .collect::<Result<_, ProbeError>>()?;
-        for (faults, first) in runs {
+        for (exact, faults, first) in runs {
+            check.exact += exact;
             check.faults += faults;
             if check.first_fault.is_none() {
                 check.first_fault = first;

@@ -549,6 +549,35 @@ impl LayerFile {
             .collect())
     }
 
+    /// Positions where this file (a pair's low file) and `high` (its high file) hold the
+    /// same value: the pair's exact positions. Block by block in parallel, never more than
+    /// a block of each a thread; a block `high` stores in this file (an exact stretch,
+    /// compression code 2) counts whole without being read.
+    ///
+    /// # Errors
+    ///
+    /// The two files of different layouts, or a block that cannot be read or is damaged.
+    pub fn count_equal(&self, high: &LayerFile) -> Result<u64, StoreError> {
+        if high.positions() != self.positions() || high.block_size != self.block_size {
+            return Err(high.corrupted(format!(
+                "does not have the layout of {} ({} positions in blocks of {})",
+                self.path.display(),
+                self.positions(),
+                self.block_size
+            )));
+        }
+        (0..self.blocks())
+            .into_par_iter()
+            .map(|b| {
+                if high.is_shared(b) {
+                    return Ok(self.block_len(b) as u64);
+                }
+                let (l, h) = (self.read_block_bytes(b)?, high.read_block_bytes(b)?);
+                Ok(l.iter().zip(&h).filter(|(a, b)| a == b).count() as u64)
+            })
+            .sum()
+    }
+
     /// Recounts the value histogram from the stored values, block by block in parallel,
     /// never holding more than one block per thread.
     pub fn recount(&self) -> Result<LayerSummary, StoreError> {

@@ -621,6 +621,8 @@ mod tests {
             .map(|b| low_file.same_block(&file, b).unwrap())
             .collect();
         assert_eq!(shared, [false, true, false, true, true]);
+        // The exact positions, counted with the shared blocks unread: all but the two nudged.
+        assert_eq!(low_file.count_equal(&file).unwrap(), size as u64 - 2);
         // The high file holds only its two own blocks beside its header.
         let own: u64 = [0, 2]
             .iter()
