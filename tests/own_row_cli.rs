@@ -698,3 +698,20 @@ fn batch_under_the_third_occurrence_and_its_errors() {
     let (ok, _, err) = own_row_batch("own-row-first", &["--moves", "1"], &lines[..1]);
     assert!(!ok && err.contains("--moves"), "{err}");
 }
+
+/// A board above every table built names the own-row layer to build (not the bounds', which
+/// a probe reads only where they reach further than the own-row values).
+#[test]
+fn a_board_above_the_tables_names_the_own_row_build() {
+    let (ok, out, err) = run(
+        &["probe", "--cycles", "own-row-first", "1 1 1 1 1 1 1 0 0 0 0 0"],
+        "",
+    );
+    assert!(!ok, "{out}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("own-row (first repetition) layer 7")
+            && err.contains("awari build --cycles own-row-first --rules abapa --max-seeds 7"),
+        "{err}"
+    );
+}

@@ -144,6 +144,16 @@ impl BoundsDatabase {
         self.set(Some(repetition)).complete_up_to()
     }
 
+    /// The own-row values' files of layer `seeds`, or the error that says it is missing.
+    pub(crate) fn own_row_layer_or_missing(
+        &self,
+        repetition: Repetition,
+        seeds: u32,
+    ) -> Result<(&LayerFile, &LayerFile), ProbeError> {
+        let files = self.set(Some(repetition)).layer_or_missing(seeds)?;
+        Ok(pair(files).expect("a pair layer has its low file"))
+    }
+
     /// The own-row values' low and high files of layer `seeds`, if present.
     pub fn own_row_layer(
         &self,

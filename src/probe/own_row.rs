@@ -77,12 +77,15 @@ impl Leaves for TableLeaves<'_> {
     type Error = ProbeError;
     fn fresh(&self, bits: u128, seeds: u32) -> Result<(i8, i8), ProbeError> {
         let board = from_bits(bits);
-        if let Some((low, high)) = self.db.own_row_layer(self.repetition, seeds) {
-            let (low, high) = self.db.cache().pair(low, high, &board)?;
-            return Ok((low as i8, high as i8));
+        if self.db.own_row_layer(self.repetition, seeds).is_none() && self.db.layer(seeds).is_some()
+        {
+            let b = self.db.bounds(&board)?;
+            return Ok((b.low, b.high));
         }
-        let b = self.db.bounds(&board)?;
-        Ok((b.low, b.high))
+        // Without either table, the own-row layer is the one to build.
+        let (low, high) = self.db.own_row_layer_or_missing(self.repetition, seeds)?;
+        let (low, high) = self.db.cache().pair(low, high, &board)?;
+        Ok((low as i8, high as i8))
     }
     fn in_layer(&self, bits: u128, seeds: u32) -> Result<InLayer, ProbeError> {
         let board = from_bits(bits);
