@@ -129,7 +129,7 @@ pub use search::{analyse, Analysis, Level, Limits};
 pub use solve::lean::{LeanObserver, LeanOptions};
 pub use solve::{Phase, Quiet, SolveObserver, ThresholdCounts};
 pub use store::StoreError;
-pub use store::Tables;
+pub use store::{Tables, TablesError};
 pub use verify::{
     verify, verify_bounds, verify_bounds_sampled, BoundsCheck, LayerCheck, VerifyError,
 };

@@ -74,11 +74,11 @@ fn missing_text(e: &ProbeError) -> String {
 
 /// The `awari build` option that selects tables of kind `tables` (with its leading space),
 /// as the command line names them; nothing for the values, the default.
-fn cycles_option(tables: awari::Tables) -> String {
-    match tables {
-        awari::Tables::Values => String::new(),
-        awari::Tables::Bounds => " --cycles bounds".to_string(),
-        awari::Tables::OwnRow(r) => format!(" --cycles own-row-{}", r.name()),
+fn cycles_option(tables: Tables) -> String {
+    if tables == Tables::default() {
+        String::new()
+    } else {
+        format!(" --cycles {tables}")
     }
 }
 
@@ -192,17 +192,9 @@ fn build_error(e: BuildError) -> PyErr {
     }
 }
 
-/// The kind of tables named as the command line's `--cycles` names it.
+/// The kind of tables named as the command line's `--cycles` names it ([`Tables::name`]).
 fn tables_of(cycles: &str) -> PyResult<Tables> {
-    match cycles {
-        "share" => Ok(Tables::Values),
-        "bounds" => Ok(Tables::Bounds),
-        "own-row-first" => Ok(Tables::OwnRow(Repetition::First)),
-        "own-row-third" => Ok(Tables::OwnRow(Repetition::Third)),
-        _ => Err(PyValueError::new_err(format!(
-            "cycles must be 'share', 'bounds', 'own-row-first' or 'own-row-third', not {cycles:?}"
-        ))),
-    }
+    cycles.parse().map_err(value_error)
 }
 
 fn repetition_of(name: &str) -> PyResult<Repetition> {
@@ -1146,6 +1138,8 @@ fn _awari(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Database>()?;
     m.add_class::<OwnRowDatabase>()?;
     m.add("DEFAULT_SEARCH_BUDGET", awari::build::DEFAULT_SEARCH_BUDGET)?;
+    // The kinds' names, as the library names them, for `awari.CYCLES`.
+    m.add("CYCLES", Tables::ALL.map(Tables::name))?;
     m.add_function(wrap_pyfunction!(own_row_history, m)?)?;
     m.add_function(wrap_pyfunction!(parse_board, m)?)?;
     m.add_function(wrap_pyfunction!(parse_rules, m)?)?;
