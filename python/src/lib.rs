@@ -836,7 +836,7 @@ impl OwnRowDatabase {
 
     /// The largest n such that own-row layers 0..=n are all present.
     fn complete_up_to(&self) -> Option<u32> {
-        self.inner.own_row_complete_up_to(self.repetition)
+        self.tables().complete_up_to()
     }
 
     /// (low, high, nodes, stuck) of the board after the history.
@@ -849,10 +849,7 @@ impl OwnRowDatabase {
     ) -> PyResult<(i8, i8, u64, bool)> {
         let (board, history, budget) = question_of(board, history, budget)?;
         let p = py
-            .detach(|| {
-                self.inner
-                    .own_row_value(self.repetition, &board, &history, budget)
-            })
+            .detach(|| self.tables().value(&board, &history, budget))
             .map_err(|e| probe_error(py, e))?;
         Ok((p.low, p.high, p.nodes, p.stuck))
     }
@@ -868,10 +865,7 @@ impl OwnRowDatabase {
     ) -> PyResult<OwnRowAnswerTuple<'py>> {
         let (board, history, budget) = question_of(board, history, budget)?;
         let a = py
-            .detach(|| {
-                self.inner
-                    .own_row_answer(self.repetition, &board, &history, budget)
-            })
+            .detach(|| self.tables().answer(&board, &history, budget))
             .map_err(|e| probe_error(py, e))?;
         let moves = a
             .moves
@@ -922,6 +916,11 @@ impl OwnRowDatabase {
 }
 
 impl OwnRowDatabase {
+    /// The library's view of the own-row tables of this repetition.
+    fn tables(&self) -> awari::OwnRowTables<'_> {
+        self.inner.own_row(self.repetition)
+    }
+
     /// The intervals with an empty history of the rows of `array` (an (N, 2) array: low,
     /// high), the GIL released for the checks and the lookups.
     fn intervals_of<'py, T: Count>(
@@ -930,18 +929,19 @@ impl OwnRowDatabase {
         array: PyReadonlyArray2<'py, T>,
     ) -> PyResult<Bound<'py, PyArray2<i8>>> {
         let flat = rows_of(&array)?;
-        let (db, r) = (&self.inner, self.repetition);
+        let tables = self.tables();
         let result = py.detach(|| -> Result<Vec<(i8, i8)>, RowError> {
             let boards = boards_of_rows(flat, |seeds| {
                 // The error the one-at-a-time probe gives: the bounds' layer.
-                (!db.has_own_row_intervals(r, seeds)).then(|| ProbeError::LayerMissing {
-                    tables: awari::Tables::Bounds,
+                (!tables.has_intervals(seeds)).then(|| ProbeError::LayerMissing {
+                    tables: Tables::Bounds,
                     seeds,
-                    rules: db.rules(),
-                    dir: db.dir().to_path_buf(),
+                    rules: tables.rules(),
+                    dir: tables.dir().to_path_buf(),
                 })
             })?;
-            db.own_row_intervals(r, &boards)
+            tables
+                .intervals(&boards)
                 .map_err(|e| RowError::Missing(usize::MAX, e))
         });
         match result {

@@ -324,7 +324,8 @@ fn own_row_json(oracle: &Oracle, r: Repetition, params: &HashMap<String, String>
     let db = oracle.own_row(rules)?;
     let (board, history) = own_row_history(rules, r, &start, &pits).map_err(own_row_error)?;
     let a = db
-        .own_row_answer(r, &board, &history, budget)
+        .own_row(r)
+        .answer(&board, &history, budget)
         .map_err(own_row_error)?;
     Ok(super::own_row::answer_json(
         &db,

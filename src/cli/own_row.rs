@@ -52,7 +52,7 @@ pub fn probe(tables: &TableArgs, request: ProbeRequest) -> Result<bool> {
     let r = repetition(tables);
     let db = BoundsDatabase::open(&tables.db.db, rules)?;
     let (board, history) = own_row_history(rules, r, &start, &pits)?;
-    let answer = db.own_row_answer(r, &board, &history, budget(tables)?)?;
+    let answer = db.own_row(r).answer(&board, &history, budget(tables)?)?;
     if request.json {
         say!("{}", answer_json(&db, r, &board, history.len(), &answer));
         return Ok(true);
@@ -119,7 +119,7 @@ fn batch_line(
 }
 
 /// Answers a batch of lines: the boards whose layers (and their children's) are there in
-/// one grouped pass ([`BoundsDatabase::own_row_table_answers`]); a line that fails on its
+/// one grouped pass ([`awari::OwnRowTables::table_answers`]); a line that fails on its
 /// own (bad text, a layer not built) gets its own error, and a damaged file fails every
 /// line of the pass.
 fn batch_answers(
@@ -150,11 +150,11 @@ fn batch_answers(
                 continue;
             }
         };
-        let readable = |b: &Board| db.has_own_row_intervals(r, b.seeds());
+        let readable = |b: &Board| db.own_row(r).has_intervals(b.seeds());
         let moves = rules.legal_moves(&board);
         if !readable(&board) || moves.iter().any(|m| !readable(&m.child)) {
             // The board alone, for the error that names the missing layer.
-            let one = db.own_row_table_answers(r, &[board]);
+            let one = db.own_row(r).table_answers(&[board]);
             results.push(Some(
                 one.map(|mut a| (board, a.remove(0)))
                     .map_err(|e| output::error_line(&e.into())),
@@ -165,7 +165,7 @@ fn batch_answers(
         results.push(None);
     }
     let boards: Vec<Board> = pending.iter().map(|&(_, b)| b).collect();
-    match db.own_row_table_answers(r, &boards) {
+    match db.own_row(r).table_answers(&boards) {
         Ok(answers) => {
             for ((i, board), a) in pending.into_iter().zip(answers) {
                 results[i] = Some(Ok((board, a)));
@@ -189,7 +189,7 @@ pub fn start(tables: &TableArgs, board: &Board) -> Result<bool> {
     let rules = tables.db.rules;
     let r = repetition(tables);
     let db = BoundsDatabase::open(&tables.db.db, rules)?;
-    let answer = db.own_row_answer(r, board, &[], budget(tables)?)?;
+    let answer = db.own_row(r).answer(board, &[], budget(tables)?)?;
     say!(
         "opening: {} seeds, rules {rules}, own-row: the {} repetition ends the game",
         board.seeds(),
@@ -322,7 +322,7 @@ pub(super) fn span(
     r: Repetition,
     layers: Option<LayerRange>,
 ) -> Result<(u32, u32)> {
-    let top = db.own_row_complete_up_to(r).ok_or_else(|| {
+    let top = db.own_row(r).complete_up_to().ok_or_else(|| {
         anyhow!(
             "no own-row layer ({} repetition) is built for rules '{}'",
             r.name(),
@@ -350,8 +350,8 @@ pub fn verify(tables: &TableArgs, layers: Option<LayerRange>, sample: Option<u64
     let mut sound = true;
     for n in first..=last {
         let checked = match sample {
-            Some(count) => db.check_own_row_sampled(r, n, count)?,
-            None => db.check_own_row(r, n)?,
+            Some(count) => awari::check_own_row_sampled(&db.own_row(r), n, count)?,
+            None => awari::check_own_row(&db.own_row(r), n)?,
         };
         let Some(c) = checked else {
             continue;

@@ -67,7 +67,7 @@ pub fn pv(tables: &TableArgs, board: &str, moves: Option<&str>, max_plies: usize
         let ply = line.len() - from;
         let at = position(&db, r, &start, &line)?;
         let side = if ply % 2 == 0 { "A" } else { "B" };
-        let a = db.own_row_answer(r, &at.board, &at.history, budget)?;
+        let a = db.own_row(r).answer(&at.board, &at.history, budget)?;
         let v = a.value;
         if a.moves.is_empty() {
             break format!(
@@ -215,7 +215,7 @@ fn judge_all(
     let mut side = record.first;
     for (i, &pit) in record.moves.iter().enumerate() {
         let at = position(db, r, &record.start, &record.moves[..i])?;
-        let a = db.own_row_answer(r, &at.board, &at.history, budget)?;
+        let a = db.own_row(r).answer(&at.board, &at.history, budget)?;
         let Some(played) = a.moves.iter().find(|m| m.pit == pit).copied() else {
             bail!(
                 "move {} (pit {} of {side}): {}",

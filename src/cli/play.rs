@@ -75,7 +75,7 @@ impl Engine {
     ) -> Result<awari::OwnRowAnswer> {
         let (board, history) =
             own_row_history(record.rules, repetition, &record.start, &record.moves)?;
-        Ok(db.own_row_answer(repetition, &board, &history, budget)?)
+        Ok(db.own_row(repetition).answer(&board, &history, budget)?)
     }
 }
 

@@ -127,7 +127,7 @@ fn pairs(tables: &TableArgs, layers: Option<LayerRange>, json_out: bool) -> Resu
     for n in first..=last {
         let files = match repetition {
             None => db.layer(n),
-            Some(r) => db.own_row_layer(r, n),
+            Some(r) => db.own_row(r).layer(n),
         };
         let Some((low, high)) = files else {
             continue;
@@ -166,7 +166,11 @@ pub(super) fn say_half_built(
         .to_possible_value()
         .map(|v| v.get_name().to_string())
         .unwrap_or_default();
-    for (n, low) in db.missing_low_files(tables.cycles.repetition()) {
+    let missing = match tables.cycles.repetition() {
+        None => db.missing_low_files(),
+        Some(r) => db.own_row(r).missing_low_files(),
+    };
+    for (n, low) in missing {
         if layers.is_some_and(|r| n < r.first || n > r.last) {
             continue;
         }

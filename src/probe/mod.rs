@@ -1,7 +1,8 @@
 //! Answering questions from the databases: values, moves with their values, best moves,
 //! principal variations and game outcomes; and the same questions of the bounds tables
 //! ([`BoundsDatabase`]), which hold a pair of guaranteed bounds where the values hold one
-//! value. Both kinds read their blocks through one kind of block cache.
+//! value, and of the own-row values beside them ([`OwnRowTables`], one repetition rule's,
+//! with a game's history). Every kind reads its blocks through one kind of block cache.
 //!
 //! ```no_run
 //! use awari::{Board, Database, Rules};
@@ -17,12 +18,12 @@
 
 mod bounds;
 mod own_row;
-mod own_row_tables;
 mod pv;
 mod tables;
 
+pub use crate::solve::own_row::Proof;
 pub use bounds::{Bounds, BoundsDatabase, BoundsVariation, MoveBounds};
-pub use own_row::{own_row_history, OwnRowAnswer, OwnRowLayerCheck, OwnRowMove};
+pub use own_row::{own_row_history, OwnRowAnswer, OwnRowMove, OwnRowTables};
 
 use crate::board::{Board, MAX_SEEDS};
 use crate::index;
@@ -312,9 +313,9 @@ impl Database {
         Ok(self.cached_byte(layer, board)? as i8)
     }
 
-    /// The stored round of `board` (see [`TableKind::Distances`]), if its layer has a
-    /// distances file; [`DISTANCE_SATURATED`](crate::store::DISTANCE_SATURATED), the round
-    /// that says nothing, where the layer was built without its distances.
+    /// The stored round of `board` (see [`crate::store::TableKind::Distances`]), if its
+    /// layer has a distances file; [`DISTANCE_SATURATED`](crate::store::DISTANCE_SATURATED),
+    /// the round that says nothing, where the layer was built without its distances.
     pub(crate) fn distance(&self, board: &Board) -> Result<Option<u8>, ProbeError> {
         match self.distances_of(board.seeds()) {
             Some(file) if !file.keeps_entries() => Ok(Some(store::DISTANCE_SATURATED)),
