@@ -21,10 +21,9 @@ use pyo3::exceptions::{
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
-use rayon::prelude::*;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 create_exception!(
@@ -331,13 +330,11 @@ type ReportTuple = (u32, u64, bool, f64, u64);
 
 #[pyclass(frozen, module = "awari._awari")]
 struct Database {
+    /// The tables, and the layers `load` holds in memory (the library's
+    /// `Database::load`, which `values_many` reads in place).
     inner: awari::Database,
     /// The folder as given, for `repr`.
     path: PathBuf,
-    /// Layers held uncompressed in memory by `load` (one byte a position), by layer: a
-    /// batch then looks them up directly instead of decompressing every block it touches,
-    /// which is most of a big random batch's time.
-    loaded: RwLock<Vec<Option<Arc<Vec<i8>>>>>,
 }
 
 /// Integer types `values` reads without a copy.
@@ -460,31 +457,8 @@ impl Database {
                 })
             })?;
             // Every layer is present, so only a file can fail from here on.
-            let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
-            let in_memory = |b: &Board| loaded.get(b.seeds() as usize).and_then(|l| l.as_ref());
-            if !boards.iter().any(|b| in_memory(b).is_some()) {
-                return db
-                    .values_many(&boards)
-                    .map_err(|e| RowError::Missing(usize::MAX, e));
-            }
-            // Loaded layers are read in place; the others go through `values_many`.
-            let mut out: Vec<i8> = boards
-                .par_iter()
-                .map(|b| in_memory(b).map_or(0, |l| l[awari::index::rank(b) as usize]))
-                .collect();
-            let (rest_at, rest): (Vec<usize>, Vec<Board>) = boards
-                .iter()
-                .enumerate()
-                .filter(|(_, b)| in_memory(b).is_none())
-                .map(|(at, b)| (at, *b))
-                .unzip();
-            let rest_values = db
-                .values_many(&rest)
-                .map_err(|e| RowError::Missing(usize::MAX, e))?;
-            for (at, v) in rest_at.into_iter().zip(rest_values) {
-                out[at] = v;
-            }
-            Ok(out)
+            db.values_many(&boards)
+                .map_err(|e| RowError::Missing(usize::MAX, e))
         });
         match result {
             Ok(values) => Ok(values.into_pyarray(py)),
@@ -506,12 +480,7 @@ impl Database {
         let inner = py
             .detach(|| awari::Database::open(&path, rules))
             .map_err(store_error)?;
-        let loaded = RwLock::new(vec![None; awari::MAX_SEEDS as usize + 1]);
-        Ok(Database {
-            inner,
-            path,
-            loaded,
-        })
+        Ok(Database { inner, path })
     }
 
     /// Reads `layers` (default: every layer present) into memory, uncompressed; returns
@@ -519,33 +488,18 @@ impl Database {
     #[pyo3(signature = (layers = None))]
     fn load(&self, py: Python<'_>, layers: Option<Vec<u32>>) -> PyResult<u64> {
         let wanted = layers.unwrap_or_else(|| self.layers());
-        for &n in &wanted {
-            let Some(file) = self.inner.layer(n) else {
-                let e = ProbeError::LayerMissing {
-                    tables: awari::Tables::Values,
-                    seeds: n,
-                    rules: self.inner.rules(),
-                    dir: self.inner.dir().to_path_buf(),
-                };
-                return Err(probe_error(py, e));
-            };
-            let values = py.detach(|| file.read_all()).map_err(store_error)?;
-            let mut loaded = self.loaded.write().unwrap_or_else(|e| e.into_inner());
-            loaded[n as usize] = Some(Arc::new(values));
-        }
-        Ok(self.loaded_bytes())
+        py.detach(|| self.inner.load(&wanted))
+            .map_err(|e| probe_error(py, e))
     }
 
     /// Forgets the layers `load` read.
     fn unload(&self) {
-        let mut loaded = self.loaded.write().unwrap_or_else(|e| e.into_inner());
-        loaded.iter_mut().for_each(|l| *l = None);
+        self.inner.unload();
     }
 
     /// Bytes held by `load`.
     fn loaded_bytes(&self) -> u64 {
-        let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
-        loaded.iter().flatten().map(|l| l.len() as u64).sum()
+        self.inner.loaded_bytes()
     }
 
     #[getter]

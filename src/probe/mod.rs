@@ -2,7 +2,8 @@
 //! principal variations and game outcomes; and the same questions of the bounds tables
 //! ([`BoundsDatabase`]), which hold a pair of guaranteed bounds where the values hold one
 //! value, and of the own-row values beside them ([`OwnRowTables`], one repetition rule's,
-//! with a game's history). Every kind reads its blocks through one kind of block cache.
+//! with a game's history). Every kind reads its blocks through one kind of block cache;
+//! the values' layers may also be held whole in memory (`loaded.rs`).
 //!
 //! ```no_run
 //! use awari::{Board, Database, Rules};
@@ -17,6 +18,7 @@
 //! ```
 
 mod bounds;
+mod loaded;
 mod own_row;
 mod pv;
 mod tables;
@@ -209,6 +211,8 @@ pub struct Database {
     /// that keeps no entries.
     set: LayerSet,
     cache: BlockCache,
+    /// Layers held uncompressed in memory ([`Database::load`]).
+    loaded: loaded::Loaded,
 }
 
 impl std::fmt::Debug for Database {
@@ -256,6 +260,7 @@ impl Database {
         Ok(Database {
             set: LayerSet::open(dir, rules, Tables::Values, access)?,
             cache: BlockCache::new(CACHE_BLOCKS),
+            loaded: loaded::Loaded::new(),
         })
     }
 
@@ -336,7 +341,8 @@ impl Database {
 
     /// The values of many boards at once. Lookups are grouped by block, so each block is
     /// read and decompressed once per call (in parallel) instead of once per board: the
-    /// fast path for batches of random positions, where a block cache rarely hits.
+    /// fast path for batches of random positions, where a block cache rarely hits. The
+    /// boards of layers held in memory ([`Database::load`]) are read there, in place.
     ///
     /// # Errors
     ///
@@ -346,6 +352,30 @@ impl Database {
         if let Some(b) = boards.iter().find(|b| !self.has_layer(b.seeds())) {
             self.layer_or_missing(b.seeds())?;
         }
+        let loaded = self.loaded.read();
+        let in_memory = |b: &Board| loaded[b.seeds() as usize].as_ref();
+        if !boards.iter().any(|b| in_memory(b).is_some()) {
+            return Ok(self.values_by_block(boards)?);
+        }
+        let mut out: Vec<i8> = boards
+            .par_iter()
+            .map(|b| in_memory(b).map_or(0, |l| l[index::rank(b) as usize]))
+            .collect();
+        let (rest_at, rest): (Vec<usize>, Vec<Board>) = boards
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| in_memory(b).is_none())
+            .map(|(at, b)| (at, *b))
+            .unzip();
+        for (at, v) in rest_at.into_iter().zip(self.values_by_block(&rest)?) {
+            out[at] = v;
+        }
+        Ok(out)
+    }
+
+    /// The values of `boards`, every layer present, grouped by block (see
+    /// [`Database::values_many`]).
+    fn values_by_block(&self, boards: &[Board]) -> Result<Vec<i8>, StoreError> {
         // (layer and index packed, where the answer goes), sorted so a block's lookups are
         // adjacent: 16 bytes an entry, ranked and sorted in parallel (with 24-byte tuples
         // ranked on one thread, these were a fifth of a million random boards' time).
