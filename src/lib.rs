@@ -59,9 +59,10 @@
 //!   the rule "an endless game ends with each side keeping its own row", the pair of
 //!   bounds each side can guarantee ([`BoundsDatabase`]);
 //! * the own-row values, beside the bounds ([`build::Tables::OwnRow`],
-//!   [`BoundsDatabase::own_row_value`]): under the same rule, the value of a position with
-//!   an empty history, exact where a proof search finished, and the value of a position
-//!   after its history ([`own_row_history`]), by the same search from the tables;
+//!   [`BoundsDatabase::own_row`], an [`OwnRowTables`]): under the same rule, the value of a
+//!   position with an empty history, exact where a proof search finished, and the value of
+//!   a position after its history ([`own_row_history`], [`OwnRowTables::value`]), by the
+//!   same search from the tables;
 //! * `mpi` (feature `mpi`): the lean pass shared by the ranks of an MPI job.
 //!
 //! Most programs need only the crate root: [`build()`], [`Database`], [`BoundsDatabase`],
@@ -122,14 +123,16 @@ pub use build::{build, BuildError, BuildObserver, BuildOptions, LayerReport, Pas
 pub use game::{Game, GameError, Side};
 pub use probe::{
     own_row_history, Bounds, BoundsDatabase, Database, MoveBounds, MoveValue, Outcome,
-    OwnRowAnswer, OwnRowMove, PrincipalVariation, ProbeError, PvEnd, PvStep, Verdict,
+    OwnRowAnswer, OwnRowMove, OwnRowTables, PrincipalVariation, ProbeError, Proof, PvEnd, PvStep,
+    Verdict,
 };
 pub use rules::{GrandSlam, Move, MoveList, Repetition, Rules, RulesError, Turn};
 pub use search::{analyse, Analysis, Level, Limits};
 pub use solve::lean::{LeanObserver, LeanOptions};
 pub use solve::{Phase, Quiet, SolveObserver, ThresholdCounts};
 pub use store::StoreError;
-pub use store::Tables;
+pub use store::{Tables, TablesError};
 pub use verify::{
-    verify, verify_bounds, verify_bounds_sampled, BoundsCheck, LayerCheck, VerifyError,
+    check_own_row, check_own_row_sampled, verify, verify_bounds, verify_bounds_sampled,
+    BoundsCheck, LayerCheck, OwnRowLayerCheck, VerifyError,
 };

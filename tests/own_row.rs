@@ -166,7 +166,9 @@ mod tables {
     use assert_cmd::Command;
     use awari::build::{build, BuildOptions, Tables};
     use awari::store::{self, LayerFile, TableKind, WriteOptions};
-    use awari::{own_row_history, BoundsDatabase, ProbeError};
+    use awari::{
+        check_own_row, check_own_row_sampled, own_row_history, BoundsDatabase, ProbeError,
+    };
 
     fn awari() -> Command {
         Command::cargo_bin("awari").unwrap()
@@ -233,15 +235,17 @@ mod tables {
             awari::build::DEFAULT_SEARCH_BUDGET,
         );
         let db = BoundsDatabase::open(dir.path(), rules).unwrap();
-        assert_eq!(db.own_row_complete_up_to(Repetition::First), Some(top));
-        assert_eq!(db.own_row_complete_up_to(Repetition::Third), None);
+        assert_eq!(db.own_row(Repetition::First).complete_up_to(), Some(top));
+        assert_eq!(db.own_row(Repetition::Third).complete_up_to(), None);
         for n in 0..=top {
-            let check = db.check_own_row(Repetition::First, n).unwrap().unwrap();
+            let check = check_own_row(&db.own_row(Repetition::First), n)
+                .unwrap()
+                .unwrap();
             assert_eq!(check.faults, 0, "{:?}", check.first_fault);
             assert_eq!(check.exact, solved[n as usize].1.exact);
             for pits in boards_of_layer(n) {
                 let b = Board::new(pits).unwrap();
-                let p = db.own_row_value(Repetition::First, &b, &[], 1000).unwrap();
+                let p = db.own_row(Repetition::First).value(&b, &[], 1000).unwrap();
                 let l = &solved[n as usize].0;
                 let i = index::rank(&b) as usize;
                 assert_eq!((p.low, p.high), (l.low[i], l.high[i]), "{pits:?}");
@@ -259,7 +263,10 @@ mod tables {
             let Ok((at, history)) = own_row_history(rules, Repetition::First, &start, &pits) else {
                 continue;
             };
-            let Ok(p) = db.own_row_value(Repetition::First, &at, &history, 1_000_000) else {
+            let Ok(p) = db
+                .own_row(Repetition::First)
+                .value(&at, &history, 1_000_000)
+            else {
                 continue;
             };
             let hist: Vec<[u8; 12]> = history.iter().map(|b| *b.pits()).collect();
@@ -272,10 +279,13 @@ mod tables {
         // A history of another layer, or one already repeated to its end, is refused.
         let other: Board = "1 0 0 0 0 0 0 0 0 0 0 0".parse().unwrap();
         let e = db
-            .own_row_value(Repetition::First, &start, &[other], 10)
+            .own_row(Repetition::First)
+            .value(&start, &[other], 10)
             .unwrap_err();
         assert!(matches!(e, ProbeError::History(_)), "{e}");
-        let e = db.own_row_value(Repetition::First, &start, &[start, start.swapped()], 10);
+        let e = db
+            .own_row(Repetition::First)
+            .value(&start, &[start, start.swapped()], 10);
         assert!(matches!(e, Err(ProbeError::History(_))), "{e:?}");
     }
 
@@ -431,7 +441,7 @@ mod tables {
             let (l, h) = (exact[n as usize].0.low[i], exact[n as usize].0.high[i]);
             assert_eq!(l, h, "{pits:?}: the solver left it open");
             let plain = prove_in_memory(rules, r, &tables, &bounds, &b, &[], budget);
-            let deep = db.own_row_value(r, &b, &[], budget).unwrap();
+            let deep = db.own_row(r).value(&b, &[], budget).unwrap();
             assert!(
                 deep.low <= l && l <= deep.high,
                 "{pits:?}: probed [{}, {}], exactly {l}",
@@ -469,14 +479,14 @@ mod tables {
         let (mut open, mut narrower) = (0, 0);
         for pits in boards_of_layer(top).into_iter().step_by(7) {
             let b = Board::new(pits).unwrap();
-            let p = db.own_row_value(r, &b, &[], 2000).unwrap();
+            let p = db.own_row(r).value(&b, &[], 2000).unwrap();
             assert!(!p.stuck, "{pits:?}");
             if p.exact() {
                 continue;
             }
             open += 1;
             assert_eq!(p.nodes, 2000, "{pits:?}");
-            let more = db.own_row_value(r, &b, &[], 20_000).unwrap();
+            let more = db.own_row(r).value(&b, &[], 20_000).unwrap();
             assert_inside(
                 &more,
                 &p,
@@ -497,13 +507,17 @@ mod tables {
         build_own_row(dir.path(), rules, top, r, 1000);
         let db = BoundsDatabase::open(dir.path(), rules).unwrap();
         let size = index::size(top);
-        let whole = db.check_own_row(r, top).unwrap().unwrap();
+        let whole = check_own_row(&db.own_row(r), top).unwrap().unwrap();
         assert_eq!(whole.faults, 0);
         assert_eq!(
-            db.check_own_row_sampled(r, top, size).unwrap().unwrap(),
+            check_own_row_sampled(&db.own_row(r), top, size)
+                .unwrap()
+                .unwrap(),
             whole
         );
-        let half = db.check_own_row_sampled(r, top, size / 2).unwrap().unwrap();
+        let half = check_own_row_sampled(&db.own_row(r), top, size / 2)
+            .unwrap()
+            .unwrap();
         assert_eq!((half.positions, half.faults), (size / 2, 0));
         assert!(half.exact <= whole.exact);
 
@@ -519,9 +533,11 @@ mod tables {
         assert!(planted > 50, "{planted}");
         replace_table(dir.path(), rules, top, TableKind::OwnRowLow(r), &low);
         let db = BoundsDatabase::open(dir.path(), rules).unwrap();
-        let whole = db.check_own_row(r, top).unwrap().unwrap();
+        let whole = check_own_row(&db.own_row(r), top).unwrap().unwrap();
         assert!(whole.faults >= planted, "{} < {planted}", whole.faults);
-        let half = db.check_own_row_sampled(r, top, size / 2).unwrap().unwrap();
+        let half = check_own_row_sampled(&db.own_row(r), top, size / 2)
+            .unwrap()
+            .unwrap();
         assert!(
             half.faults > planted / 4 && half.faults < whole.faults,
             "{} of {}",
@@ -577,12 +593,8 @@ mod tables {
         )
         .unwrap();
         let p = b
-            .own_row_value(
-                Repetition::First,
-                &at,
-                &history,
-                awari::build::DEFAULT_SEARCH_BUDGET,
-            )
+            .own_row(Repetition::First)
+            .value(&at, &history, awari::build::DEFAULT_SEARCH_BUDGET)
             .unwrap();
         assert_eq!(v["board"], at.to_string());
         assert_eq!(v["history"], 2);

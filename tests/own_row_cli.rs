@@ -704,7 +704,12 @@ fn batch_under_the_third_occurrence_and_its_errors() {
 #[test]
 fn a_board_above_the_tables_names_the_own_row_build() {
     let (ok, out, err) = run(
-        &["probe", "--cycles", "own-row-first", "1 1 1 1 1 1 1 0 0 0 0 0"],
+        &[
+            "probe",
+            "--cycles",
+            "own-row-first",
+            "1 1 1 1 1 1 1 0 0 0 0 0",
+        ],
         "",
     );
     assert!(!ok, "{out}");

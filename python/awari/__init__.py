@@ -72,7 +72,7 @@ RULES = (AWARI, ABAPA, GRAND_SLAM_CAPTURES)
 #: The kinds of tables :func:`build` makes, as ``awari build --cycles`` names them: the
 #: values (endless play shares the seeds left), the bounds (each side keeps its own row), and
 #: the own-row values when the first or the third occurrence of a position ends the game.
-CYCLES = ("share", "bounds", "own-row-first", "own-row-third")
+CYCLES: Tuple[str, ...] = tuple(_awari.CYCLES)
 #: The own-row rule's repetitions: ``"first"`` (a position's second occurrence since the
 #: last capture ends the game: OpenSpiel's ``oware``) or ``"third"`` (its third).
 REPETITIONS = ("first", "third")

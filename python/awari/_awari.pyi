@@ -43,6 +43,7 @@ class Database:
     ) -> Tuple[int, bool, int, List[int], List[_Move]]: ...
 
 DEFAULT_SEARCH_BUDGET: int
+CYCLES: List[str]
 
 _OwnRowMove = Tuple[int, int, _Board, bool, int, int]
 

@@ -21,10 +21,9 @@ use pyo3::exceptions::{
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
-use rayon::prelude::*;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 create_exception!(
@@ -74,11 +73,11 @@ fn missing_text(e: &ProbeError) -> String {
 
 /// The `awari build` option that selects tables of kind `tables` (with its leading space),
 /// as the command line names them; nothing for the values, the default.
-fn cycles_option(tables: awari::Tables) -> String {
-    match tables {
-        awari::Tables::Values => String::new(),
-        awari::Tables::Bounds => " --cycles bounds".to_string(),
-        awari::Tables::OwnRow(r) => format!(" --cycles own-row-{}", r.name()),
+fn cycles_option(tables: Tables) -> String {
+    if tables == Tables::default() {
+        String::new()
+    } else {
+        format!(" --cycles {tables}")
     }
 }
 
@@ -192,17 +191,9 @@ fn build_error(e: BuildError) -> PyErr {
     }
 }
 
-/// The kind of tables named as the command line's `--cycles` names it.
+/// The kind of tables named as the command line's `--cycles` names it ([`Tables::name`]).
 fn tables_of(cycles: &str) -> PyResult<Tables> {
-    match cycles {
-        "share" => Ok(Tables::Values),
-        "bounds" => Ok(Tables::Bounds),
-        "own-row-first" => Ok(Tables::OwnRow(Repetition::First)),
-        "own-row-third" => Ok(Tables::OwnRow(Repetition::Third)),
-        _ => Err(PyValueError::new_err(format!(
-            "cycles must be 'share', 'bounds', 'own-row-first' or 'own-row-third', not {cycles:?}"
-        ))),
-    }
+    cycles.parse().map_err(value_error)
 }
 
 fn repetition_of(name: &str) -> PyResult<Repetition> {
@@ -339,13 +330,11 @@ type ReportTuple = (u32, u64, bool, f64, u64);
 
 #[pyclass(frozen, module = "awari._awari")]
 struct Database {
+    /// The tables, and the layers `load` holds in memory (the library's
+    /// `Database::load`, which `values_many` reads in place).
     inner: awari::Database,
     /// The folder as given, for `repr`.
     path: PathBuf,
-    /// Layers held uncompressed in memory by `load` (one byte a position), by layer: a
-    /// batch then looks them up directly instead of decompressing every block it touches,
-    /// which is most of a big random batch's time.
-    loaded: RwLock<Vec<Option<Arc<Vec<i8>>>>>,
 }
 
 /// Integer types `values` reads without a copy.
@@ -468,31 +457,8 @@ impl Database {
                 })
             })?;
             // Every layer is present, so only a file can fail from here on.
-            let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
-            let in_memory = |b: &Board| loaded.get(b.seeds() as usize).and_then(|l| l.as_ref());
-            if !boards.iter().any(|b| in_memory(b).is_some()) {
-                return db
-                    .values_many(&boards)
-                    .map_err(|e| RowError::Missing(usize::MAX, e));
-            }
-            // Loaded layers are read in place; the others go through `values_many`.
-            let mut out: Vec<i8> = boards
-                .par_iter()
-                .map(|b| in_memory(b).map_or(0, |l| l[awari::index::rank(b) as usize]))
-                .collect();
-            let (rest_at, rest): (Vec<usize>, Vec<Board>) = boards
-                .iter()
-                .enumerate()
-                .filter(|(_, b)| in_memory(b).is_none())
-                .map(|(at, b)| (at, *b))
-                .unzip();
-            let rest_values = db
-                .values_many(&rest)
-                .map_err(|e| RowError::Missing(usize::MAX, e))?;
-            for (at, v) in rest_at.into_iter().zip(rest_values) {
-                out[at] = v;
-            }
-            Ok(out)
+            db.values_many(&boards)
+                .map_err(|e| RowError::Missing(usize::MAX, e))
         });
         match result {
             Ok(values) => Ok(values.into_pyarray(py)),
@@ -514,12 +480,7 @@ impl Database {
         let inner = py
             .detach(|| awari::Database::open(&path, rules))
             .map_err(store_error)?;
-        let loaded = RwLock::new(vec![None; awari::MAX_SEEDS as usize + 1]);
-        Ok(Database {
-            inner,
-            path,
-            loaded,
-        })
+        Ok(Database { inner, path })
     }
 
     /// Reads `layers` (default: every layer present) into memory, uncompressed; returns
@@ -527,33 +488,18 @@ impl Database {
     #[pyo3(signature = (layers = None))]
     fn load(&self, py: Python<'_>, layers: Option<Vec<u32>>) -> PyResult<u64> {
         let wanted = layers.unwrap_or_else(|| self.layers());
-        for &n in &wanted {
-            let Some(file) = self.inner.layer(n) else {
-                let e = ProbeError::LayerMissing {
-                    tables: awari::Tables::Values,
-                    seeds: n,
-                    rules: self.inner.rules(),
-                    dir: self.inner.dir().to_path_buf(),
-                };
-                return Err(probe_error(py, e));
-            };
-            let values = py.detach(|| file.read_all()).map_err(store_error)?;
-            let mut loaded = self.loaded.write().unwrap_or_else(|e| e.into_inner());
-            loaded[n as usize] = Some(Arc::new(values));
-        }
-        Ok(self.loaded_bytes())
+        py.detach(|| self.inner.load(&wanted))
+            .map_err(|e| probe_error(py, e))
     }
 
     /// Forgets the layers `load` read.
     fn unload(&self) {
-        let mut loaded = self.loaded.write().unwrap_or_else(|e| e.into_inner());
-        loaded.iter_mut().for_each(|l| *l = None);
+        self.inner.unload();
     }
 
     /// Bytes held by `load`.
     fn loaded_bytes(&self) -> u64 {
-        let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
-        loaded.iter().flatten().map(|l| l.len() as u64).sum()
+        self.inner.loaded_bytes()
     }
 
     #[getter]
@@ -844,7 +790,7 @@ impl OwnRowDatabase {
 
     /// The largest n such that own-row layers 0..=n are all present.
     fn complete_up_to(&self) -> Option<u32> {
-        self.inner.own_row_complete_up_to(self.repetition)
+        self.tables().complete_up_to()
     }
 
     /// (low, high, nodes, stuck) of the board after the history.
@@ -857,10 +803,7 @@ impl OwnRowDatabase {
     ) -> PyResult<(i8, i8, u64, bool)> {
         let (board, history, budget) = question_of(board, history, budget)?;
         let p = py
-            .detach(|| {
-                self.inner
-                    .own_row_value(self.repetition, &board, &history, budget)
-            })
+            .detach(|| self.tables().value(&board, &history, budget))
             .map_err(|e| probe_error(py, e))?;
         Ok((p.low, p.high, p.nodes, p.stuck))
     }
@@ -876,10 +819,7 @@ impl OwnRowDatabase {
     ) -> PyResult<OwnRowAnswerTuple<'py>> {
         let (board, history, budget) = question_of(board, history, budget)?;
         let a = py
-            .detach(|| {
-                self.inner
-                    .own_row_answer(self.repetition, &board, &history, budget)
-            })
+            .detach(|| self.tables().answer(&board, &history, budget))
             .map_err(|e| probe_error(py, e))?;
         let moves = a
             .moves
@@ -930,6 +870,11 @@ impl OwnRowDatabase {
 }
 
 impl OwnRowDatabase {
+    /// The library's view of the own-row tables of this repetition.
+    fn tables(&self) -> awari::OwnRowTables<'_> {
+        self.inner.own_row(self.repetition)
+    }
+
     /// The intervals with an empty history of the rows of `array` (an (N, 2) array: low,
     /// high), the GIL released for the checks and the lookups.
     fn intervals_of<'py, T: Count>(
@@ -938,18 +883,19 @@ impl OwnRowDatabase {
         array: PyReadonlyArray2<'py, T>,
     ) -> PyResult<Bound<'py, PyArray2<i8>>> {
         let flat = rows_of(&array)?;
-        let (db, r) = (&self.inner, self.repetition);
+        let tables = self.tables();
         let result = py.detach(|| -> Result<Vec<(i8, i8)>, RowError> {
             let boards = boards_of_rows(flat, |seeds| {
                 // The error the one-at-a-time probe gives: the bounds' layer.
-                (!db.has_own_row_intervals(r, seeds)).then(|| ProbeError::LayerMissing {
-                    tables: awari::Tables::Bounds,
+                (!tables.has_intervals(seeds)).then(|| ProbeError::LayerMissing {
+                    tables: Tables::Bounds,
                     seeds,
-                    rules: db.rules(),
-                    dir: db.dir().to_path_buf(),
+                    rules: tables.rules(),
+                    dir: tables.dir().to_path_buf(),
                 })
             })?;
-            db.own_row_intervals(r, &boards)
+            tables
+                .intervals(&boards)
                 .map_err(|e| RowError::Missing(usize::MAX, e))
         });
         match result {
@@ -1146,6 +1092,8 @@ fn _awari(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Database>()?;
     m.add_class::<OwnRowDatabase>()?;
     m.add("DEFAULT_SEARCH_BUDGET", awari::build::DEFAULT_SEARCH_BUDGET)?;
+    // The kinds' names, as the library names them, for `awari.CYCLES`.
+    m.add("CYCLES", Tables::ALL.map(Tables::name))?;
     m.add_function(wrap_pyfunction!(own_row_history, m)?)?;
     m.add_function(wrap_pyfunction!(parse_board, m)?)?;
     m.add_function(wrap_pyfunction!(parse_rules, m)?)?;

@@ -52,12 +52,13 @@ def test_build_and_open_refuse_bad_names(tmp_path):
 
 def test_missing_tables_raise_layer_missing_with_the_build_command(own_row_dir, tmp_path):
     db = awari.OwnRowDatabase(tmp_path)
-    with pytest.raises(awari.LayerMissing, match=r"awari build --cycles bounds --rules abapa --max-seeds 1 ") as e:
+    # Neither table: the own-row layer is the one to build (as the CLI says).
+    with pytest.raises(awari.LayerMissing, match=r"awari build --cycles own-row-first --rules abapa --max-seeds 1 ") as e:
         db.value("0 0 0 0 0 1 0 0 0 0 0 0")
     assert e.value.layer == 1
     # Built up to TOP: a board above raises, naming its layer.
     above = [1] * 12
-    with pytest.raises(awari.LayerMissing, match="awari build --cycles bounds --rules abapa") as e:
+    with pytest.raises(awari.LayerMissing, match="awari build --cycles own-row-first --rules abapa") as e:
         awari.OwnRowDatabase(own_row_dir).answer(above)
     assert TOP < e.value.layer <= sum(above)
 

@@ -26,14 +26,16 @@
 //! `cycles=` but `share` on the other routes are refused with a 400, as is `moves=` or
 //! `budget=` without an own-row `cycles`.
 
-use super::json::{analysis_json, outcome_json};
+use super::args::cycles_option;
+use super::json::{analysis_json, error_json, game_json, move_json, outcome_json, own_row_json};
 use super::oracle::Oracle;
 use super::output::{error_line, shown, tell};
+use super::text::parse_pits;
 use anyhow::Result;
-use awari::game::{Game, GameRecord, Side};
+use awari::game::{Game, GameRecord};
 use awari::search::{self, Analysis, Level, Rng};
-use awari::{own_row_history, Board, ProbeError, Repetition, Rules};
-use serde_json::{json, Value};
+use awari::{own_row_history, Board, ProbeError, Repetition, Rules, Tables};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::AtomicBool;
@@ -145,12 +147,8 @@ fn game_param(params: &HashMap<String, String>) -> Result<(GameRecord, Game)> {
     Ok((record, game))
 }
 
-fn side_json(side: Side) -> &'static str {
-    side.name()
-}
-
 /// Everything the page shows about a game.
-fn game_json(
+fn game_answer(
     oracle: &Oracle,
     record: &GameRecord,
     game: &Game,
@@ -172,37 +170,7 @@ fn game_json(
     } else {
         Value::Null
     };
-    let over = game.end.map(|end| {
-        json!({
-            "reason": format!("{:?}", end.reason).to_lowercase(),
-            "text": game.end_text(&end),
-            "score": end.score,
-            "winner": end.winner().map(side_json),
-        })
-    });
-    Ok(json!({
-        "record": {
-            "rules": rules.name(),
-            "start": record.start.to_string(),
-            "first": side_json(record.first),
-            "captured": record.captured,
-            "moves": record.moves,
-        },
-        "text": record.to_string(),
-        "rules": rules.name(),
-        "to_move": side_json(game.to_move),
-        "board": game.board.to_string(),
-        "pits": game.absolute(),
-        "captured": game.captured,
-        "plies": game.plies.iter().map(|p| json!({
-            "side": side_json(p.side),
-            "pit": p.pit,
-            "captured": p.captured,
-        })).collect::<Vec<_>>(),
-        "occurrences": game.occurrences(),
-        "over": over,
-        "position": position,
-    }))
+    Ok(game_json(record, game, position))
 }
 
 fn seed_param(params: &HashMap<String, String>) -> Result<u64> {
@@ -220,7 +188,7 @@ fn seed_param(params: &HashMap<String, String>) -> Result<u64> {
 
 /// The computer's move as JSON (`pit` 0..=5 of the side to move; `null` when over), or
 /// [`ClientGone`] once `stop` is set.
-fn move_json(
+fn move_answer(
     oracle: &Oracle,
     rules: Rules,
     board: &Board,
@@ -232,33 +200,25 @@ fn move_json(
     let db = oracle.db(rules);
     let choice = search::choose_move_until(&db, board, level, oracle.think, &mut rng, stop)?
         .ok_or_else(|| anyhow::Error::new(ClientGone))?;
-    Ok(match choice {
-        None => json!({ "pit": null, "level": level.name() }),
-        Some(c) => json!({
-            "pit": c.play.pit,
-            "captured": c.play.captured,
-            "value": c.play.value,
-            "child": c.play.child.to_string(),
-            "random": c.random,
-            "level": level.name(),
-            "exact": c.analysis.exact,
-            "depth": c.analysis.depth,
-        }),
-    })
+    Ok(move_json(level, choice.as_ref()))
 }
 
 /// The own-row rule a request asks for with `cycles=`: `None` for the values. A request
 /// for the bounds, or for the own-row values anywhere but `/api/position`, must not get a
 /// value in their place.
 fn cycles_param(path: &str, params: &HashMap<String, String>) -> Result<Option<Repetition>> {
-    let r = match params.get("cycles").map(String::as_str) {
-        None | Some("share") => None,
-        Some("own-row-first") if path == "/api/position" => Some(Repetition::First),
-        Some("own-row-third") if path == "/api/position" => Some(Repetition::Third),
-        Some(other) => {
+    let asked = params.get("cycles");
+    let r = match asked.map(|text| (text, text.parse::<Tables>())) {
+        None | Some((_, Ok(Tables::Values))) => None,
+        Some((_, Ok(Tables::OwnRow(r)))) if path == "/api/position" => Some(r),
+        Some((other, _)) => {
             return Err(bad(format!(
-                "cycles={} is not served here: the API answers from the values (cycles=share), and /api/position also under the own-row rule (cycles=own-row-first or own-row-third); the bounds are in: awari probe --cycles bounds",
-                shown(other)
+                "cycles={} is not served here: the API answers from the values (cycles={}), and /api/position also under the own-row rule (cycles={} or {}); the bounds are in: awari probe{}",
+                shown(other),
+                Tables::Values,
+                Tables::OwnRow(Repetition::First),
+                Tables::OwnRow(Repetition::Third),
+                cycles_option(Tables::Bounds),
             )))
         }
     };
@@ -268,7 +228,9 @@ fn cycles_param(path: &str, params: &HashMap<String, String>) -> Result<Option<R
             .find(|k| params.contains_key(*k))
         {
             return Err(bad(format!(
-                "'{k}' is for the own-row rule (cycles=own-row-first or own-row-third)"
+                "'{k}' is for the own-row rule (cycles={} or {})",
+                Tables::OwnRow(Repetition::First),
+                Tables::OwnRow(Repetition::Third),
             )));
         }
     }
@@ -298,7 +260,7 @@ fn own_row_error(e: ProbeError) -> anyhow::Error {
             rules,
             ..
         } => {
-            let option = super::args::Cycles::option_for(tables);
+            let option = cycles_option(tables);
             bad(format!(
                 "{} {seeds} of rules '{rules}' is not built on this server \
                  (awari build{option} --rules {rules} --max-seeds {seeds})",
@@ -313,26 +275,25 @@ fn own_row_error(e: ProbeError) -> anyhow::Error {
 /// `/api/position` under the own-row rule: `probe --cycles own-row-* --json`'s answer.
 /// A layer not built is the request's (a 400 naming the layer, not the server's folder);
 /// a table that cannot be read, the server's (500).
-fn own_row_json(oracle: &Oracle, r: Repetition, params: &HashMap<String, String>) -> Result<Value> {
+fn own_row_answer(
+    oracle: &Oracle,
+    r: Repetition,
+    params: &HashMap<String, String>,
+) -> Result<Value> {
     let rules = rules_param(params)?;
     let start = board_param(params)?;
     let pits = match params.get("moves") {
-        Some(text) => super::own_row::parse_pits(text, "moves").map_err(|e| bad(error_line(&e)))?,
+        Some(text) => parse_pits(text, "moves").map_err(|e| bad(error_line(&e)))?,
         None => Vec::new(),
     };
     let budget = budget_param(params)?;
     let db = oracle.own_row(rules)?;
+    let own_row = db.own_row(r);
     let (board, history) = own_row_history(rules, r, &start, &pits).map_err(own_row_error)?;
-    let a = db
-        .own_row_answer(r, &board, &history, budget)
+    let a = own_row
+        .answer(&board, &history, budget)
         .map_err(own_row_error)?;
-    Ok(super::own_row::answer_json(
-        &db,
-        r,
-        &board,
-        history.len(),
-        &a,
-    ))
+    Ok(own_row_json(&own_row, &board, history.len(), &a))
 }
 
 /// The answer to `url`; a search it starts stops once `stop` is set (the client gone).
@@ -345,7 +306,7 @@ pub fn handle(oracle: &Oracle, url: &str, stop: &AtomicBool) -> Result<Reply> {
     let body = match path.as_str() {
         "/" | "/index.html" => return Ok((200, "text/html; charset=utf-8", PAGE.to_string())),
         "/api/position" => match own_row {
-            Some(r) => own_row_json(oracle, r, &params)?,
+            Some(r) => own_row_answer(oracle, r, &params)?,
             None => {
                 let rules = rules_param(&params)?;
                 let board = board_param(&params)?;
@@ -354,7 +315,7 @@ pub fn handle(oracle: &Oracle, url: &str, stop: &AtomicBool) -> Result<Reply> {
         },
         "/api/game" => {
             let (record, game) = game_param(&params)?;
-            game_json(oracle, &record, &game, stop)?
+            game_answer(oracle, &record, &game, stop)?
         }
         "/api/move" => {
             let level: Level = params
@@ -375,13 +336,13 @@ pub fn handle(oracle: &Oracle, url: &str, stop: &AtomicBool) -> Result<Reply> {
             } else {
                 (rules_param(&params)?, board_param(&params)?)
             };
-            move_json(oracle, rules, &board, level, seed, stop)?
+            move_answer(oracle, rules, &board, level, seed, stop)?
         }
         _ => {
             return Ok((
                 404,
                 "application/json",
-                json!({ "error": format!("no such page: {}", shown(&path)) }).to_string(),
+                error_json(&format!("no such page: {}", shown(&path))).to_string(),
             ))
         }
     };
@@ -399,11 +360,11 @@ pub fn guarded(handler: impl FnOnce() -> Result<Reply>) -> Reply {
         Ok(Err(e)) if e.downcast_ref::<ClientGone>().is_some() => (
             503,
             "application/json",
-            json!({ "error": e.to_string() }).to_string(),
+            error_json(&e.to_string()).to_string(),
         ),
         Ok(Err(e)) if e.downcast_ref::<BadRequest>().is_some() => {
             let msg = error_line(&e);
-            (400, "application/json", json!({ "error": msg }).to_string())
+            (400, "application/json", error_json(&msg).to_string())
         }
         Ok(Err(e)) => {
             // The cause names files of the server's machine: it goes to the server's log,
@@ -412,13 +373,13 @@ pub fn guarded(handler: impl FnOnce() -> Result<Reply>) -> Reply {
             (
                 500,
                 "application/json",
-                json!({ "error": "the server could not answer: a table file is damaged or unreadable (the server's log says which)" }).to_string(),
+                error_json("the server could not answer: a table file is damaged or unreadable (the server's log says which)").to_string(),
             )
         }
         Err(_) => (
             500,
             "application/json",
-            json!({ "error": "internal error while answering this request" }).to_string(),
+            error_json("internal error while answering this request").to_string(),
         ),
     }
 }

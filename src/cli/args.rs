@@ -5,7 +5,8 @@
 use super::layers::LayerRange;
 use awari::game::Side;
 use awari::search::Level;
-use awari::Rules;
+use awari::{Rules, Tables};
+use clap::builder::PossibleValue;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -22,74 +23,44 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// How endless play is scored, which decides the tables that answer. (The variants have
-/// no doc comments: clap would list them with their help and lay out every option of the
-/// command on two lines; `--cycles` says what each means.)
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Cycles {
-    // The seeds left are shared equally: one exact value per position (the values).
-    Share,
-    // Each side keeps its own row: the result depends on the history, so the tables hold
-    // the bounds each side can guarantee. `own-row`, the rule's own name, is what this
-    // option said before the tables were called bounds: commands written then still work.
-    #[value(alias = "own-row")]
-    Bounds,
-    // Each side keeps its own row, the first repetition (a position's second occurrence)
-    // ending the game: the exact values from an empty history, and a proof search for a
-    // position with its history.
-    #[value(name = "own-row-first")]
-    OwnRowFirst,
-    // The same, the third occurrence ending the game.
-    #[value(name = "own-row-third")]
-    OwnRowThird,
+/// How endless play is scored, which decides the tables that answer: a kind of tables of
+/// the library, named as [`Tables::name`] names it (`share`, `bounds`, `own-row-first`,
+/// `own-row-third`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cycles(pub Tables);
+
+/// Every kind, in [`Tables::ALL`]'s order, for clap to list.
+static EVERY_KIND: [Cycles; 4] = {
+    let t = Tables::ALL;
+    [Cycles(t[0]), Cycles(t[1]), Cycles(t[2]), Cycles(t[3])]
+};
+
+impl ValueEnum for Cycles {
+    fn value_variants<'a>() -> &'a [Self] {
+        &EVERY_KIND
+    }
+
+    // The values have no help: clap would list them with it and lay out every option of
+    // the command on two lines; `--cycles` says what each means.
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        let value = PossibleValue::new(self.0.name());
+        // `own-row`, the rule's own name, is what this option said before the tables were
+        // called bounds: commands written then still work.
+        Some(if self.0 == Tables::Bounds {
+            value.alias("own-row")
+        } else {
+            value
+        })
+    }
 }
 
-impl Cycles {
-    /// The kind of tables that answers under this rule: the one place the command line
-    /// chooses a kind.
-    pub fn tables(self) -> awari::Tables {
-        match self {
-            Cycles::Share => awari::Tables::Values,
-            Cycles::Bounds => awari::Tables::Bounds,
-            Cycles::OwnRowFirst => awari::Tables::OwnRow(awari::Repetition::First),
-            Cycles::OwnRowThird => awari::Tables::OwnRow(awari::Repetition::Third),
-        }
-    }
-
-    /// The rule whose tables are of kind `tables`.
-    pub fn of(tables: awari::Tables) -> Cycles {
-        [
-            Cycles::Share,
-            Cycles::Bounds,
-            Cycles::OwnRowFirst,
-            Cycles::OwnRowThird,
-        ]
-        .into_iter()
-        .find(|c| c.tables() == tables)
-        .unwrap_or(Cycles::Share)
-    }
-
-    /// The option a command needs to select tables of kind `tables` (with its leading
-    /// space), or nothing for the values, the default.
-    pub fn option_for(tables: awari::Tables) -> String {
-        match Cycles::of(tables) {
-            Cycles::Share => String::new(),
-            c => format!(
-                " --cycles {}",
-                c.to_possible_value()
-                    .map(|v| v.get_name().to_string())
-                    .unwrap_or_default()
-            ),
-        }
-    }
-
-    /// The own-row rule's repetition, for the two kinds of own-row values.
-    pub fn repetition(self) -> Option<awari::Repetition> {
-        match self {
-            Cycles::Share | Cycles::Bounds => None,
-            Cycles::OwnRowFirst => Some(awari::Repetition::First),
-            Cycles::OwnRowThird => Some(awari::Repetition::Third),
-        }
+/// The option a command needs to select tables of kind `tables` (with its leading space),
+/// or nothing for the values, the default.
+pub fn cycles_option(tables: Tables) -> String {
+    if tables == Tables::default() {
+        String::new()
+    } else {
+        format!(" --cycles {tables}")
     }
 }
 
@@ -115,12 +86,19 @@ pub struct TableArgs {
     /// under DB/own-row/), own-row-first or own-row-third (each side keeps its own row when
     /// a position occurs for the second, or the third, time since the last capture: the
     /// exact values, beside the bounds, and a proof search with the game's history).
-    #[arg(long, value_enum, default_value = "share")]
+    #[arg(long, value_enum, default_value_t = Cycles(Tables::Values))]
     pub cycles: Cycles,
     /// Nodes a proof search of the own-row values may visit: per position in a build, per
     /// position and per move in probe, start, pv, analyze and play. Own-row values only.
     #[arg(long, value_name = "NODES", default_value_t = awari::build::DEFAULT_SEARCH_BUDGET)]
     pub search_budget: u64,
+}
+
+impl TableArgs {
+    /// The kind of tables `--cycles` selects.
+    pub fn kind(&self) -> Tables {
+        self.cycles.0
+    }
 }
 
 /// What `build` builds and how it writes, for either kind of table.

@@ -13,37 +13,45 @@ use std::sync::atomic::Ordering::Relaxed;
 /// Runs `build`: the tables the `--cycles` rule selects, through the one library entry
 /// point; the values may also be built by the ranks of an MPI job.
 pub fn run(tables: &TableArgs, build: &BuildArgs, lean: &LeanArgs) -> Result<bool> {
-    let kind = tables.cycles.tables();
     let mut opts = build_options(tables, build)?;
-    if kind.is_pair() {
-        if tables.cycles.repetition().is_none() {
+    let rules = opts.rules;
+    // The options each kind refuses rather than ignores, and what its last line calls it.
+    let what = match opts.tables {
+        Tables::Values => {
+            refine_refused(build)?;
+            (opts.pass, opts.lean) = lean_options(lean)?;
+            opts.distances_up_to = lean.distances_up_to;
+            if lean.mpi {
+                return values_mpi(opts, build.quiet);
+            }
+            format!("layers of '{rules}'")
+        }
+        Tables::Bounds => {
             if let Some(flag) = lean.first_given() {
                 bail!("{flag} is for the values' and the own-row values' builds; the bounds' build has one pass, in memory");
             }
-        } else if lean.mpi || lean.distances_up_to.is_some() {
-            let flag = if lean.mpi {
-                "--mpi"
-            } else {
-                "--distances-up-to"
-            };
-            bail!("{flag} is for the values' build; the own-row values' lean pass runs in one process and keeps no distances");
-        } else {
+            search_budget(tables)?;
+            refine_refused(build)?;
+            format!("bounds layers of '{rules}'")
+        }
+        Tables::OwnRow(r) => {
+            if lean.mpi || lean.distances_up_to.is_some() {
+                let flag = if lean.mpi {
+                    "--mpi"
+                } else {
+                    "--distances-up-to"
+                };
+                bail!("{flag} is for the values' build; the own-row values' lean pass runs in one process and keeps no distances");
+            }
             (opts.pass, opts.lean) = lean_options(lean)?;
+            search_budget(tables)?;
+            format!(
+                "own-row layers ({} repetition ends the game) of '{rules}'",
+                r.name()
+            )
         }
-        if tables.search_budget == 0 {
-            bail!("--search-budget must be at least 1 node");
-        }
-    }
-    if build.refine.is_some() && tables.cycles.repetition().is_none() {
-        bail!("--refine is for the own-row values (--cycles own-row-first or own-row-third)");
-    }
-    if !kind.is_pair() {
-        (opts.pass, opts.lean) = lean_options(lean)?;
-        opts.distances_up_to = lean.distances_up_to;
-        if lean.mpi {
-            return values_mpi(opts, build.quiet);
-        }
-    }
+    };
+    let kind = opts.tables;
     output::keep_going_without_stdout();
     let progress = BuildProgress::new(build.quiet, !kind.is_pair());
     on_ctrl_c(&progress)?;
@@ -54,27 +62,25 @@ pub fn run(tables: &TableArgs, build: &BuildArgs, lean: &LeanArgs) -> Result<boo
     }
     let reports = result?;
     let folder = awari::store::rules_dir(&kind.root(&opts.db), opts.rules);
-    summary(
-        &what(kind, &opts),
-        &reports,
-        &folder.display().to_string(),
-        started,
-    );
+    summary(&what, &reports, &folder.display().to_string(), started);
     output::stdout_result()?;
     Ok(true)
 }
 
-/// What a build of `kind` builds, for its last line.
-fn what(kind: Tables, opts: &BuildOptions) -> String {
-    match kind {
-        Tables::Values => format!("layers of '{}'", opts.rules),
-        Tables::Bounds => format!("bounds layers of '{}'", opts.rules),
-        Tables::OwnRow(r) => format!(
-            "own-row layers ({} repetition ends the game) of '{}'",
-            r.name(),
-            opts.rules
-        ),
+/// `--search-budget`, which a build of the bounds or of the own-row values takes, checked.
+fn search_budget(tables: &TableArgs) -> Result<()> {
+    if tables.search_budget == 0 {
+        bail!("--search-budget must be at least 1 node");
     }
+    Ok(())
+}
+
+/// `--refine`, refused by the kinds that are not the own-row values.
+fn refine_refused(build: &BuildArgs) -> Result<()> {
+    if build.refine.is_some() {
+        bail!("--refine is for the own-row values (--cycles own-row-first or own-row-third)");
+    }
+    Ok(())
 }
 
 /// The options of `build` both kinds of table take, checked.
@@ -94,7 +100,7 @@ fn build_options(tables: &TableArgs, args: &BuildArgs) -> Result<BuildOptions> {
             block_size: args.block_size,
             zstd_level: args.zstd_level,
         },
-        tables: tables.cycles.tables(),
+        tables: tables.kind(),
         search_budget: tables.search_budget,
         refine: args.refine.map(|r| r.first..=r.last),
         ..BuildOptions::new(tables.db.db.clone(), tables.db.rules, args.max_seeds)

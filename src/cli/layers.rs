@@ -2,7 +2,7 @@
 //! command covers when it is not given.
 
 use anyhow::{anyhow, bail, Result};
-use awari::{BoundsDatabase, Database};
+use awari::{BoundsDatabase, Database, OwnRowTables};
 use std::str::FromStr;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,6 +69,26 @@ pub fn bounds_span(db: &BoundsDatabase, layers: Option<LayerRange>) -> Result<(u
             }
             (r.first, r.last)
         }
+        None => (0, top),
+    })
+}
+
+/// The layers a command on the own-row values covers: `layers`, or `0..=` the last of the
+/// layers complete from 0; each of them built.
+pub fn own_row_span(tables: &OwnRowTables, layers: Option<LayerRange>) -> Result<(u32, u32)> {
+    let top = tables.complete_up_to().ok_or_else(|| {
+        anyhow!(
+            "no own-row layer ({} repetition) is built for rules '{}'",
+            tables.repetition().name(),
+            tables.rules()
+        )
+    })?;
+    Ok(match layers {
+        Some(range) if range.last > top => bail!(
+            "own-row layer {} is not built (layers 0..={top} are)",
+            range.last
+        ),
+        Some(range) => (range.first, range.last),
         None => (0, top),
     })
 }

@@ -1,6 +1,9 @@
 //! The command line: its arguments (clap, in `args`) and one module per command, each a
-//! thin shell over the library that says the answer; the modules they share say one thing
-//! each (the JSON shapes, the Oracle, the batch loop, input and output).
+//! thin shell over the library that says the answer. A command that answers from more than
+//! one kind of tables (`--cycles`) has one `run` that matches the kind once and hands it to
+//! that kind's function (or, for `probe` and `analyze`, its module); the modules they share
+//! say one thing each (the JSON shapes, the own-row answers in text, the Oracle, the batch
+//! loop, input and output) and import no command.
 
 mod analyze;
 mod api;
@@ -13,8 +16,7 @@ mod layers;
 mod moves;
 mod oracle;
 mod output;
-mod own_row;
-mod own_row_game;
+mod own_row_text;
 mod play;
 mod probe;
 mod progress;

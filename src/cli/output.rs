@@ -157,7 +157,7 @@ fn with_advice(cause: &(dyn std::error::Error + 'static)) -> Option<String> {
     let build_of = |tables, rules: &dyn std::fmt::Display, seeds: u32, dir: &std::path::Path| {
         format!(
             "awari build{} --rules {rules} --max-seeds {seeds} --db {}",
-            super::args::Cycles::option_for(tables),
+            super::args::cycles_option(tables),
             shell_word(dir)
         )
     };

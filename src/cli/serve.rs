@@ -14,12 +14,12 @@
 //! The routes and their answers are in `api.rs`.
 
 use super::api::{guarded, handle};
+use super::json::error_json;
 use super::oracle::Oracle;
 use super::output::{say, tell};
 use super::text::check_think;
 use anyhow::{Context, Result};
 use awari::Rules;
-use serde_json::json;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
@@ -91,7 +91,7 @@ fn respond(stream: &mut TcpStream, status: u16, kind: &str, body: &str, head_onl
 
 /// A response of the transport itself (not of a route): a JSON error.
 fn refuse(stream: &mut TcpStream, status: u16, why: &str) {
-    let body = json!({ "error": why }).to_string();
+    let body = error_json(why).to_string();
     respond(stream, status, "application/json", &body, false);
 }
 
@@ -293,7 +293,7 @@ fn serve_connection(oracle: &Oracle, slots: &Slots, mut stream: TcpStream) {
         (
             405,
             "application/json",
-            json!({ "error": "only GET is served" }).to_string(),
+            error_json("only GET is served").to_string(),
         )
     };
     respond(&mut stream, status, kind, &body, head_only);

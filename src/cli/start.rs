@@ -1,22 +1,21 @@
-//! `awari start`: the standard opening with K seeds in every pit, from the values or the
-//! bounds.
+//! `awari start`: the standard opening with K seeds in every pit, from the values, the
+//! bounds or the own-row values (its history empty).
 
-use super::args::{Cycles, TableArgs};
+use super::args::TableArgs;
 use super::output::say;
-use super::probe::{answer, verdict_words};
-use super::text::{opening_seeds, pit_name, pit_names};
+use super::own_row_text::{budget, print_answer};
+use super::probe::values::answer;
+use super::text::{opening_seeds, pit_name, pit_names, verdict_words};
 use anyhow::{bail, Result};
-use awari::{Board, BoundsDatabase, Database};
+use awari::{Board, BoundsDatabase, Database, Repetition, Tables};
 
 /// Runs `start`.
 pub fn run(tables: &TableArgs, per_pit: u8) -> Result<bool> {
     let seeds = opening_seeds(per_pit)?;
-    match tables.cycles {
-        Cycles::Share => values(tables, per_pit, seeds),
-        Cycles::Bounds => bounds(tables, per_pit, seeds),
-        Cycles::OwnRowFirst | Cycles::OwnRowThird => {
-            super::own_row::start(tables, &Board::opening(per_pit)?)
-        }
+    match tables.kind() {
+        Tables::Values => values(tables, per_pit, seeds),
+        Tables::Bounds => bounds(tables, per_pit, seeds),
+        Tables::OwnRow(r) => own_row(tables, r, &Board::opening(per_pit)?),
     }
 }
 
@@ -71,5 +70,19 @@ fn bounds(tables: &TableArgs, per_pit: u8, seeds: u32) -> Result<bool> {
         "best first moves: pit {}",
         pit_names(db.best_moves(&board)?.iter().map(|m| m.pit), ", pit ")
     );
+    Ok(true)
+}
+
+/// The opening under the own-row rule of `r`, its history empty.
+fn own_row(tables: &TableArgs, r: Repetition, board: &Board) -> Result<bool> {
+    let rules = tables.db.rules;
+    let db = BoundsDatabase::open(&tables.db.db, rules)?;
+    let answer = db.own_row(r).answer(board, &[], budget(tables)?)?;
+    say!(
+        "opening: {} seeds, rules {rules}, own-row: the {} repetition ends the game",
+        board.seeds(),
+        r.name()
+    );
+    print_answer(&answer, tables.search_budget);
     Ok(true)
 }

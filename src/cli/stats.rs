@@ -1,12 +1,14 @@
 //! `awari stats`: per layer, what the tables hold and what they take on disk.
 
-use super::args::{Cycles, TableArgs};
-use super::layers::{bounds_span, values_span, LayerRange};
+use super::args::{cycles_option, TableArgs};
+use super::json::{pairs_stats_json, values_stats_json};
+use super::layers::{bounds_span, own_row_span, values_span, LayerRange};
 use super::output::{say, tell};
 use anyhow::{bail, Result};
 use awari::store::{LayerFile, LayerSummary};
-use awari::{BoundsDatabase, Database};
-use serde_json::{json, Value};
+use awari::{BoundsDatabase, Database, Tables};
+use serde_json::Value;
+use std::path::PathBuf;
 
 /// Runs `stats`.
 pub fn run(
@@ -15,17 +17,32 @@ pub fn run(
     histogram: bool,
     json_out: bool,
 ) -> Result<bool> {
-    match tables.cycles {
-        Cycles::Share => values(tables, layers, histogram, json_out),
+    match tables.kind() {
+        Tables::Values => values(tables, layers, histogram, json_out),
         // Refused rather than ignored, as every option of one kind of table is.
-        Cycles::Bounds if histogram => {
+        Tables::Bounds if histogram => {
             bail!("--histogram is for the values; the stats of the bounds count exact positions")
         }
-        Cycles::Bounds => pairs(tables, layers, json_out),
-        Cycles::OwnRowFirst | Cycles::OwnRowThird if histogram => {
+        Tables::OwnRow(_) if histogram => {
             bail!("--histogram is for the values; the stats of the own-row values count exact positions")
         }
-        Cycles::OwnRowFirst | Cycles::OwnRowThird => pairs(tables, layers, json_out),
+        Tables::Bounds => {
+            let db = BoundsDatabase::open(&tables.db.db, tables.db.rules)?;
+            pairs(bounds_span(&db, layers)?, |n| db.layer(n), json_out)?;
+            say_half_built(&db, tables, db.missing_low_files(), layers, json_out);
+            Ok(true)
+        }
+        Tables::OwnRow(r) => {
+            let db = BoundsDatabase::open(&tables.db.db, tables.db.rules)?;
+            let own_row = db.own_row(r);
+            pairs(
+                own_row_span(&own_row, layers)?,
+                |n| own_row.layer(n),
+                json_out,
+            )?;
+            say_half_built(&db, tables, own_row.missing_low_files(), layers, json_out);
+            Ok(true)
+        }
     }
 }
 
@@ -67,7 +84,7 @@ fn values(
             );
         }
         if json_out {
-            rows.push(values_json(n, file, &s));
+            rows.push(values_stats_json(n, file, &s));
         } else {
             values_row(n, file, &s, histogram);
         }
@@ -76,23 +93,6 @@ fn values(
         say!("{}", serde_json::to_string_pretty(&Value::Array(rows))?);
     }
     Ok(true)
-}
-
-fn values_json(n: u32, file: &LayerFile, s: &LayerSummary) -> Value {
-    let hist: serde_json::Map<String, Value> = (-(n as i32)..=n as i32)
-        .filter(|&v| s.count(v) > 0)
-        .map(|v| (v.to_string(), json!(s.count(v))))
-        .collect();
-    json!({
-        "seeds": n,
-        "positions": s.positions,
-        "wins": s.wins(),
-        "draws": s.draws(),
-        "losses": s.losses(),
-        "bytes": file.bytes(),
-        "bytes_per_position": file.bytes() as f64 / s.positions as f64,
-        "histogram": hist,
-    })
 }
 
 fn values_row(n: u32, file: &LayerFile, s: &LayerSummary, histogram: bool) {
@@ -114,29 +114,24 @@ fn values_row(n: u32, file: &LayerFile, s: &LayerSummary, histogram: bool) {
     }
 }
 
-/// The stats of a kind stored as pairs (the bounds, the own-row values): per layer,
-/// positions, exact positions (`low == high`) and bytes, block by block.
-fn pairs(tables: &TableArgs, layers: Option<LayerRange>, json_out: bool) -> Result<bool> {
-    let db = BoundsDatabase::open(&tables.db.db, tables.db.rules)?;
-    let repetition = tables.cycles.repetition();
-    let (first, last) = match repetition {
-        None => bounds_span(&db, layers)?,
-        Some(r) => super::own_row::span(&db, r, layers)?,
-    };
+/// The stats of a kind stored as pairs (the bounds, the own-row values), of layers
+/// `first..=last` (`files` gives a layer's low and high files): per layer, positions,
+/// exact positions (`low == high`) and bytes, block by block.
+fn pairs<'a>(
+    (first, last): (u32, u32),
+    files: impl Fn(u32) -> Option<(&'a LayerFile, &'a LayerFile)>,
+    json_out: bool,
+) -> Result<()> {
     let mut rows = Vec::new();
     for n in first..=last {
-        let files = match repetition {
-            None => db.layer(n),
-            Some(r) => db.own_row_layer(r, n),
-        };
-        let Some((low, high)) = files else {
+        let Some((low, high)) = files(n) else {
             continue;
         };
         let exact = low.count_equal(high)?;
         let positions = low.positions();
         let bytes = low.bytes() + high.bytes();
         if json_out {
-            rows.push(json!({"layer": n, "positions": positions, "exact": exact, "bytes": bytes}));
+            rows.push(pairs_stats_json(n, positions, exact, bytes));
         } else {
             say!(
                 "layer {n:>2}: {positions:>11} positions, {exact:>11} exact ({:.2}%), {bytes:>11} bytes",
@@ -147,32 +142,28 @@ fn pairs(tables: &TableArgs, layers: Option<LayerRange>, json_out: bool) -> Resu
     if json_out {
         say!("{}", Value::Array(rows));
     }
-    say_half_built(&db, tables, layers, json_out);
-    Ok(true)
+    Ok(())
 }
 
-/// Says each layer of the tables `tables` asks for whose high file is on disk without its
-/// low file: it is not counted above, and the next build of the kind builds it again. On
-/// stdout as a row of the text, on stderr as a warning beside the JSON.
-pub(super) fn say_half_built(
+/// Says each layer of `missing_low` (the layers of the tables `tables` asks for whose high
+/// file is on disk without its low file, with the missing file) in `layers`: it is not
+/// counted above, and the next build of the kind builds it again. On stdout as a row of the
+/// text, on stderr as a warning beside the JSON.
+fn say_half_built(
     db: &BoundsDatabase,
     tables: &TableArgs,
+    missing_low: Vec<(u32, PathBuf)>,
     layers: Option<LayerRange>,
     json_out: bool,
 ) {
-    use clap::ValueEnum;
-    let cycles = tables
-        .cycles
-        .to_possible_value()
-        .map(|v| v.get_name().to_string())
-        .unwrap_or_default();
-    for (n, low) in db.missing_low_files(tables.cycles.repetition()) {
+    let option = cycles_option(tables.kind());
+    for (n, low) in missing_low {
         if layers.is_some_and(|r| n < r.first || n > r.last) {
             continue;
         }
         let line = format!(
             "layer {n:>2}: incomplete, its low file {} is missing (the layer is not counted); \
-             build it again: awari build --cycles {cycles} --rules {} --max-seeds {n} --db {}",
+             build it again: awari build{option} --rules {} --max-seeds {n} --db {}",
             low.display(),
             db.rules(),
             awari::store::shell_word(&tables.db.db)

@@ -1,14 +1,43 @@
-//! Boards and pits as the command line reads and writes them, and the checks of numbers
-//! that several commands take.
+//! Boards, pits and values as the command line reads and writes them, and the checks of
+//! numbers that several commands take.
 
 use super::output::shown;
 use anyhow::{anyhow, bail, Result};
+use awari::probe::Verdict;
 use awari::Board;
 
 /// A board as the user typed it; the error quotes it.
 pub fn parse_board(text: &str) -> Result<Board> {
     text.parse::<Board>()
         .map_err(|e| anyhow!("bad board '{}': {e}", shown(text.trim())))
+}
+
+/// The board of a one-board command that may read boards from stdin instead (`probe`).
+pub fn the_board(text: Option<String>) -> Result<Board> {
+    let text =
+        text.ok_or_else(|| anyhow!("give a board to probe, or --batch to read boards from stdin"))?;
+    parse_board(&text)
+}
+
+/// The moves of `--moves` (or of the API's `moves`, named by `what`): pits 1..6,
+/// separated by spaces or commas.
+pub fn parse_pits(text: &str, what: &str) -> Result<Vec<u8>> {
+    text.split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|t| !t.is_empty())
+        .map(|t| match t.parse::<u8>() {
+            Ok(p @ 1..=6) => Ok(p - 1),
+            _ => Err(anyhow!("bad {what}: '{}' is not a pit 1..6", shown(t))),
+        })
+        .collect()
+}
+
+/// The words of a value for the side to move.
+pub fn verdict_words(v: i8) -> &'static str {
+    match Verdict::of_difference(v.into()) {
+        Verdict::Win => "the side to move wins",
+        Verdict::Draw => "draw",
+        Verdict::Loss => "the side to move loses",
+    }
 }
 
 /// A pit as players name it: 1..6 from the mover's left.

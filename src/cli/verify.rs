@@ -1,18 +1,19 @@
-//! `awari verify`: every stored table re-checked against its moves.
+//! `awari verify`: every stored table re-checked against its moves (the own-row values:
+//! by what holds of a pair whatever the history).
 
-use super::args::{Cycles, TableArgs};
-use super::layers::{bounds_span, values_span, LayerRange};
+use super::args::TableArgs;
+use super::layers::{bounds_span, own_row_span, values_span, LayerRange};
 use super::output::say;
 use anyhow::{bail, Result};
 use awari::verify::{self, LayerCheck};
-use awari::{BoundsDatabase, Database};
+use awari::{BoundsDatabase, Database, Repetition, Tables};
 
 /// Runs `verify`; `Ok(false)` when a table disagrees with its moves.
 pub fn run(tables: &TableArgs, layers: Option<LayerRange>, sample: Option<u64>) -> Result<bool> {
-    match tables.cycles {
-        Cycles::Share => values(tables, layers, sample),
-        Cycles::Bounds => bounds(tables, layers, sample),
-        Cycles::OwnRowFirst | Cycles::OwnRowThird => super::own_row::verify(tables, layers, sample),
+    match tables.kind() {
+        Tables::Values => values(tables, layers, sample),
+        Tables::Bounds => bounds(tables, layers, sample),
+        Tables::OwnRow(r) => own_row(tables, r, layers, sample),
     }
 }
 
@@ -130,4 +131,52 @@ fn bounds(tables: &TableArgs, layers: Option<LayerRange>, sample: Option<u64>) -
         }
     );
     Ok(bad == 0)
+}
+
+/// The own-row values of `r`: every layer read whole (or sampled) and its local checks;
+/// `Ok(false)` on a fault.
+fn own_row(
+    tables: &TableArgs,
+    r: Repetition,
+    layers: Option<LayerRange>,
+    sample: Option<u64>,
+) -> Result<bool> {
+    if sample == Some(0) {
+        bail!("--sample must be at least 1");
+    }
+    let db = BoundsDatabase::open(&tables.db.db, tables.db.rules)?;
+    let own_row = db.own_row(r);
+    let (first, last) = own_row_span(&own_row, layers)?;
+    let mut sound = true;
+    for n in first..=last {
+        let checked = match sample {
+            Some(count) => verify::check_own_row_sampled(&own_row, n, count)?,
+            None => verify::check_own_row(&own_row, n)?,
+        };
+        let Some(c) = checked else {
+            continue;
+        };
+        // A sample at least the layer's size is the whole check.
+        let sampled = if c.positions < awari::index::size(n) {
+            " sampled"
+        } else {
+            ""
+        };
+        match &c.first_fault {
+            None => say!(
+                "layer {n:>2}: {} positions{sampled}, {} exact, every check holds",
+                c.positions,
+                c.exact
+            ),
+            Some(first) => {
+                sound = false;
+                say!(
+                    "layer {n:>2}: {} positions, FAULTS: {} (first: {first})",
+                    c.positions,
+                    c.faults
+                );
+            }
+        }
+    }
+    Ok(sound)
 }

@@ -7,6 +7,9 @@
 //! with their own table kinds ([`TableKind::BoundsLow`], [`TableKind::BoundsHigh`]), so a
 //! values file is never read as a bound and a bound never as a value. The high file is
 //! written after the low one, so a layer with its high file present is complete.
+//!
+//! [`TableKind::BoundsLow`]: crate::store::TableKind::BoundsLow
+//! [`TableKind::BoundsHigh`]: crate::store::TableKind::BoundsHigh
 
 use super::tables::{Access, LayerFiles, LayerSet};
 use super::{ProbeError, PvEnd};
@@ -76,7 +79,7 @@ impl BoundsVariation {
 const OWN_ROW_CACHE_BLOCKS: usize = 16_384;
 
 /// The bounds tables of one rule set, opened for probing, with the own-row values beside
-/// them. Probing keeps up to 256 MiB of decompressed blocks.
+/// them ([`BoundsDatabase::own_row`]). Probing keeps up to 256 MiB of decompressed blocks.
 #[derive(Debug)]
 pub struct BoundsDatabase {
     /// The bounds: the high files are the markers, the low ones their companions.
@@ -108,20 +111,17 @@ impl BoundsDatabase {
         })
     }
 
-    /// The set of tables of the bounds (`repetition` None) or of the own-row values.
-    fn set(&self, repetition: Option<Repetition>) -> &LayerSet {
-        match repetition {
-            None => &self.bounds,
-            Some(r) => &self.own_row[repetition_slot(r)],
-        }
+    /// The own-row values' set of `repetition` (see [`BoundsDatabase::own_row`]).
+    pub(crate) fn own_row_set(&self, repetition: Repetition) -> &LayerSet {
+        &self.own_row[repetition_slot(repetition)]
     }
 
-    /// The layers of the bounds (`repetition` None) or of the own-row values of
-    /// `repetition` whose high file is on disk without its low file, each with the path of
-    /// the missing file. Such a layer is not present (a probe into it says so, and the next
-    /// build of the kind builds it again, both files), but it is not simply unbuilt either.
-    pub fn missing_low_files(&self, repetition: Option<Repetition>) -> Vec<(u32, PathBuf)> {
-        self.set(repetition).missing_companions()
+    /// The bounds layers whose high file is on disk without its low file, each with the
+    /// path of the missing file. Such a layer is not present (a probe into it says so, and
+    /// the next build of the bounds builds it again, both files), but it is not simply
+    /// unbuilt either.
+    pub fn missing_low_files(&self) -> Vec<(u32, PathBuf)> {
+        self.bounds.missing_companions()
     }
 
     /// The rule set.
@@ -137,30 +137,6 @@ impl BoundsDatabase {
     /// The largest `n` such that layers `0..=n` are all present.
     pub fn complete_up_to(&self) -> Option<u32> {
         self.bounds.complete_up_to()
-    }
-
-    /// The largest `n` such that the own-row values of layers `0..=n` are all present.
-    pub fn own_row_complete_up_to(&self, repetition: Repetition) -> Option<u32> {
-        self.set(Some(repetition)).complete_up_to()
-    }
-
-    /// The own-row values' files of layer `seeds`, or the error that says it is missing.
-    pub(crate) fn own_row_layer_or_missing(
-        &self,
-        repetition: Repetition,
-        seeds: u32,
-    ) -> Result<(&LayerFile, &LayerFile), ProbeError> {
-        let files = self.set(Some(repetition)).layer_or_missing(seeds)?;
-        Ok(pair(files).expect("a pair layer has its low file"))
-    }
-
-    /// The own-row values' low and high files of layer `seeds`, if present.
-    pub fn own_row_layer(
-        &self,
-        repetition: Repetition,
-        seeds: u32,
-    ) -> Option<(&LayerFile, &LayerFile)> {
-        pair(self.set(Some(repetition)).layer(seeds)?)
     }
 
     /// The block cache the probes share.
@@ -279,6 +255,6 @@ fn repetition_slot(repetition: Repetition) -> usize {
 
 /// A pair layer's low and high files. (A pair layer is present only with both: see
 /// [`LayerSet::open`].)
-fn pair(files: &LayerFiles) -> Option<(&LayerFile, &LayerFile)> {
+pub(super) fn pair(files: &LayerFiles) -> Option<(&LayerFile, &LayerFile)> {
     Some((files.companion.as_ref()?, &files.marker))
 }

@@ -1,7 +1,9 @@
 //! Answering questions from the databases: values, moves with their values, best moves,
 //! principal variations and game outcomes; and the same questions of the bounds tables
 //! ([`BoundsDatabase`]), which hold a pair of guaranteed bounds where the values hold one
-//! value. Both kinds read their blocks through one kind of block cache.
+//! value, and of the own-row values beside them ([`OwnRowTables`], one repetition rule's,
+//! with a game's history). Every kind reads its blocks through one kind of block cache;
+//! the values' layers may also be held whole in memory (`loaded.rs`).
 //!
 //! ```no_run
 //! use awari::{Board, Database, Rules};
@@ -16,13 +18,14 @@
 //! ```
 
 mod bounds;
+mod loaded;
 mod own_row;
-mod own_row_tables;
 mod pv;
 mod tables;
 
+pub use crate::solve::own_row::Proof;
 pub use bounds::{Bounds, BoundsDatabase, BoundsVariation, MoveBounds};
-pub use own_row::{own_row_history, OwnRowAnswer, OwnRowLayerCheck, OwnRowMove};
+pub use own_row::{own_row_history, OwnRowAnswer, OwnRowMove, OwnRowTables};
 
 use crate::board::{Board, MAX_SEEDS};
 use crate::index;
@@ -208,6 +211,8 @@ pub struct Database {
     /// that keeps no entries.
     set: LayerSet,
     cache: BlockCache,
+    /// Layers held uncompressed in memory ([`Database::load`]).
+    loaded: loaded::Loaded,
 }
 
 impl std::fmt::Debug for Database {
@@ -255,6 +260,7 @@ impl Database {
         Ok(Database {
             set: LayerSet::open(dir, rules, Tables::Values, access)?,
             cache: BlockCache::new(CACHE_BLOCKS),
+            loaded: loaded::Loaded::new(),
         })
     }
 
@@ -312,9 +318,9 @@ impl Database {
         Ok(self.cached_byte(layer, board)? as i8)
     }
 
-    /// The stored round of `board` (see [`TableKind::Distances`]), if its layer has a
-    /// distances file; [`DISTANCE_SATURATED`](crate::store::DISTANCE_SATURATED), the round
-    /// that says nothing, where the layer was built without its distances.
+    /// The stored round of `board` (see [`crate::store::TableKind::Distances`]), if its
+    /// layer has a distances file; [`DISTANCE_SATURATED`](crate::store::DISTANCE_SATURATED),
+    /// the round that says nothing, where the layer was built without its distances.
     pub(crate) fn distance(&self, board: &Board) -> Result<Option<u8>, ProbeError> {
         match self.distances_of(board.seeds()) {
             Some(file) if !file.keeps_entries() => Ok(Some(store::DISTANCE_SATURATED)),
@@ -335,7 +341,8 @@ impl Database {
 
     /// The values of many boards at once. Lookups are grouped by block, so each block is
     /// read and decompressed once per call (in parallel) instead of once per board: the
-    /// fast path for batches of random positions, where a block cache rarely hits.
+    /// fast path for batches of random positions, where a block cache rarely hits. The
+    /// boards of layers held in memory ([`Database::load`]) are read there, in place.
     ///
     /// # Errors
     ///
@@ -345,6 +352,30 @@ impl Database {
         if let Some(b) = boards.iter().find(|b| !self.has_layer(b.seeds())) {
             self.layer_or_missing(b.seeds())?;
         }
+        let loaded = self.loaded.read();
+        let in_memory = |b: &Board| loaded[b.seeds() as usize].as_ref();
+        if !boards.iter().any(|b| in_memory(b).is_some()) {
+            return Ok(self.values_by_block(boards)?);
+        }
+        let mut out: Vec<i8> = boards
+            .par_iter()
+            .map(|b| in_memory(b).map_or(0, |l| l[index::rank(b) as usize]))
+            .collect();
+        let (rest_at, rest): (Vec<usize>, Vec<Board>) = boards
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| in_memory(b).is_none())
+            .map(|(at, b)| (at, *b))
+            .unzip();
+        for (at, v) in rest_at.into_iter().zip(self.values_by_block(&rest)?) {
+            out[at] = v;
+        }
+        Ok(out)
+    }
+
+    /// The values of `boards`, every layer present, grouped by block (see
+    /// [`Database::values_many`]).
+    fn values_by_block(&self, boards: &[Board]) -> Result<Vec<i8>, StoreError> {
         // (layer and index packed, where the answer goes), sorted so a block's lookups are
         // adjacent: 16 bytes an entry, ranked and sorted in parallel (with 24-byte tuples
         // ranked on one thread, these were a fifth of a million random boards' time).

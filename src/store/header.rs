@@ -42,7 +42,7 @@ mod at {
 pub const FIXED_LEN: usize = at::HISTOGRAM + 8 * HISTOGRAM_LEN;
 
 /// The fixed fields of a header, as numbers. Nothing here is trusted until
-/// [`Header::check_sizes`] and the header checksum say so.
+/// [`Header::sizes_agree`] and the header checksum say so.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Header {
     pub rules_code: u8,

@@ -304,6 +304,27 @@ pub enum Tables {
 }
 
 impl Tables {
+    /// Every kind, in the order the command line lists them.
+    pub const ALL: [Tables; 4] = [
+        Tables::Values,
+        Tables::Bounds,
+        Tables::OwnRow(Repetition::First),
+        Tables::OwnRow(Repetition::Third),
+    ];
+
+    /// The kind's name, as the command line's `--cycles`, the web API's `cycles=` and the
+    /// Python package's `cycles` spell it: `share` (the values: endless play shares the
+    /// seeds left), `bounds`, `own-row-first`, `own-row-third`. The one place these names
+    /// are written; [`Tables::from_str`](std::str::FromStr) reads them back.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tables::Values => "share",
+            Tables::Bounds => "bounds",
+            Tables::OwnRow(Repetition::First) => "own-row-first",
+            Tables::OwnRow(Repetition::Third) => "own-row-third",
+        }
+    }
+
     /// The file whose presence marks a layer finished: it is written last.
     pub fn marker(self) -> TableKind {
         match self {
@@ -349,6 +370,44 @@ impl Tables {
             Tables::Bounds => "bounds layer".to_string(),
             Tables::OwnRow(r) => format!("own-row ({} repetition) layer", r.name()),
         }
+    }
+}
+
+impl std::fmt::Display for Tables {
+    /// The kind's name ([`Tables::name`]).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A name that is not a kind's ([`Tables::name`]): the text given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TablesError(pub String);
+
+impl std::fmt::Display for TablesError {
+    /// "cycles must be 'share', 'bounds', 'own-row-first' or 'own-row-third', not \"x\"".
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<String> = Tables::ALL.iter().map(|t| format!("'{t}'")).collect();
+        let (last, rest) = names.split_last().expect("four kinds");
+        write!(
+            f,
+            "cycles must be {} or {last}, not {:?}",
+            rest.join(", "),
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for TablesError {}
+
+impl std::str::FromStr for Tables {
+    type Err = TablesError;
+    /// The kind named `name` exactly ([`Tables::name`]).
+    fn from_str(name: &str) -> Result<Tables, TablesError> {
+        Tables::ALL
+            .into_iter()
+            .find(|t| t.name() == name)
+            .ok_or_else(|| TablesError(name.to_string()))
     }
 }
 

@@ -568,50 +568,54 @@ mod tests {
         );
     }
 
+    /// The settings of the pairs below: blocks of 1000 positions of layer 5.
+    const PAIR_LAYER: u32 = 5;
+    const PAIR_OPTS: WriteOptions = WriteOptions {
+        block_size: 1000,
+        zstd_level: 3,
+    };
+    const PAIR_KIND: TableKind = TableKind::OwnRowHigh(Repetition::First);
+
+    /// Another value of the layer's range than `b`.
+    fn nudge(b: u8) -> u8 {
+        if (b as i8) > 0 {
+            b - 1
+        } else {
+            b.wrapping_add(1)
+        }
+    }
+
+    /// The low file of the pairs below: every value of the layer's range in turn.
+    fn pair_low() -> Vec<u8> {
+        let size = index::size(PAIR_LAYER) as usize;
+        (0..size).map(|i| ((i * 7 % 11) as i8 - 5) as u8).collect()
+    }
+
+    fn pair_summary(b: &[u8]) -> LayerSummary {
+        LayerSummary::from_values(PAIR_LAYER, &b.iter().map(|&x| x as i8).collect::<Vec<_>>())
+    }
+
+    /// Writes the pair `(low, high)` under `db`.
+    fn write_test_pair(db: &Path, low: &[u8], high: &[u8]) -> (WrittenLayer, WrittenLayer) {
+        let summaries = (pair_summary(low), pair_summary(high));
+        let (n, kind, opts) = (PAIR_LAYER, PAIR_KIND, PAIR_OPTS);
+        write_pair(db, Rules::ABAPA, n, kind, low, high, summaries, opts).unwrap()
+    }
+
     /// A pair writes the high file's blocks that equal the low file's as blocks of length
     /// 0 (compression code 2), reads back every byte through the low file, and is refused
-    /// against a low file it was not written with; a pair that shares nothing is written
-    /// as two plain tables.
+    /// against a low file it was not written with.
     #[test]
     fn a_pair_shares_the_blocks_where_it_is_exact() {
-        let n = 5;
+        let (n, kind, opts) = (PAIR_LAYER, PAIR_KIND, PAIR_OPTS);
         let size = index::size(n) as usize;
-        let opts = WriteOptions {
-            block_size: 1000,
-            zstd_level: 3,
-        };
-        let low: Vec<u8> = (0..size).map(|i| ((i * 7 % 11) as i8 - 5) as u8).collect();
+        let low = pair_low();
         // Blocks 0 and 2 differ; the others (1, 3, and the short last one) are exact.
-        // Another value of the layer's range.
-        let nudge = |b: u8| {
-            if (b as i8) > 0 {
-                b - 1
-            } else {
-                b.wrapping_add(1)
-            }
-        };
         let mut high = low.clone();
         high[10] = nudge(high[10]);
         high[2500] = nudge(high[2500]);
-        let summary = |b: &[u8]| {
-            LayerSummary::from_values(n, &b.iter().map(|&x| x as i8).collect::<Vec<_>>())
-        };
-        let kind = TableKind::OwnRowHigh(Repetition::First);
         let db = tempfile::tempdir().unwrap();
-        let write = |low: &[u8], high: &[u8]| {
-            write_pair(
-                db.path(),
-                Rules::ABAPA,
-                n,
-                kind,
-                low,
-                high,
-                (summary(low), summary(high)),
-                opts,
-            )
-            .unwrap()
-        };
-        let (l, h) = write(&low, &high);
+        let (l, h) = write_test_pair(db.path(), &low, &high);
         let file = LayerFile::open_kind(&h.path, Rules::ABAPA, n, kind).unwrap();
         assert_eq!(file.read_all_bytes().unwrap(), high);
         file.check_blocks().unwrap();
@@ -632,12 +636,13 @@ mod tests {
         // Another low file under the same name: the high file is refused, not misread.
         let mut other = low.clone();
         other[1500] = nudge(other[1500]);
+        let low_kind = kind.low_of_pair().unwrap();
         write_table(
             db.path(),
             Rules::ABAPA,
-            kind.low_of_pair().unwrap(),
+            low_kind,
             &other,
-            summary(&other),
+            pair_summary(&other),
             opts,
         )
         .unwrap();
@@ -654,24 +659,31 @@ mod tests {
             e.contains("shares blocks with") && e.contains("cannot be read"),
             "{e}"
         );
-        // Nothing exact: the high file is the plain table of its bytes.
+    }
+
+    /// A pair that shares nothing is written as two plain tables; and only a pair's high
+    /// file may share blocks.
+    #[test]
+    fn a_pair_that_shares_nothing_is_two_plain_tables() {
+        let low = pair_low();
         let apart: Vec<u8> = low.iter().map(|&b| nudge(b)).collect();
-        let (_, h) = write(&low, &apart);
+        let db = tempfile::tempdir().unwrap();
+        let (_, h) = write_test_pair(db.path(), &low, &apart);
         let plain = tempfile::tempdir().unwrap();
+        let summary = pair_summary(&apart);
         let expected = write_table(
             plain.path(),
             Rules::ABAPA,
-            kind,
+            PAIR_KIND,
             &apart,
-            summary(&apart),
-            opts,
+            summary,
+            PAIR_OPTS,
         )
         .unwrap();
         assert_eq!(
             fs::read(&h.path).unwrap(),
             fs::read(&expected.path).unwrap()
         );
-        // Only a pair's high file may share blocks.
         assert!(TableKind::Values.low_of_pair().is_none());
     }
 }

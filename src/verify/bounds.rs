@@ -1,6 +1,7 @@
 //! The bounds tables re-checked from their files and the rules alone, as [`super::verify`]
 //! re-checks the values.
 
+use super::sample::{run_length, sample_runs};
 use super::{VerifyError, EXAMPLES};
 use crate::board::Board;
 use crate::index;
@@ -191,7 +192,7 @@ fn check_layer(db: &BoundsDatabase, n: u32, layers: &[BoundsLayer]) -> BoundsChe
 /// random, reading every pair through the block cache.
 fn check_sample(db: &BoundsDatabase, n: u32, picks: u64) -> Result<BoundsCheck, VerifyError> {
     let (low, _) = db.layer_or_missing(n)?;
-    let runs = super::sample_runs(n, picks, super::run_length(low.block_size(), picks));
+    let runs = sample_runs(n, picks, run_length(low.block_size(), picks));
     let rules = db.rules();
     type Found = (u64, Vec<(Board, Bounds, Bounds)>, u64);
     let found: Vec<Found> = runs

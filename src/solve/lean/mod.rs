@@ -61,12 +61,15 @@ mod exits;
 mod lower;
 mod merge;
 mod nibbles;
+mod plan;
 mod rounds;
 mod runs;
 
 use self::checkpoint::Checkpoint;
 pub(crate) use self::exchange::{Alone, Exchange};
 use self::nibbles::Nibbles;
+pub(crate) use self::plan::plan_reach;
+pub use self::plan::{plan, plan_share, LeanPlan};
 use super::{Phase, Settled, SolveObserver, ThresholdCounts};
 use crate::board::swap_rows;
 use crate::index;
@@ -181,95 +184,6 @@ impl Game {
             Game::Values => t as i8,
             Game::Reach { .. } => (t as i32 - n as i32) as i8,
         }
-    }
-}
-
-/// What the lean pass will hold in memory for a layer (bytes), printed before it starts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LeanPlan {
-    /// The layer.
-    pub seeds: u32,
-    /// The positions this process holds: the layer, or a rank's share of it.
-    pub positions: u64,
-    /// The nibbles: half a byte a position.
-    pub state_bytes: u64,
-    /// Frontier buffers and exits-pass lookups.
-    pub buffer_bytes: u64,
-    /// Positions per slice of the exits pass.
-    pub slice_positions: u64,
-    /// Decompressed blocks, chunk buffers and output batches, an allowance.
-    pub other_bytes: u64,
-    /// Free disk space the layer needs: its scratch files and its two table files.
-    pub disk_bytes: u64,
-}
-
-impl LeanPlan {
-    /// The peak memory the plan adds up to.
-    pub fn total_bytes(&self) -> u64 {
-        self.state_bytes + self.buffer_bytes + self.other_bytes
-    }
-}
-
-/// Disk bytes a position of the layer needs at most while it is built, with its distances:
-/// at layer 24 the layer peaked at 2.04 (the final merge: the thresholds' runs, 1.04, and
-/// the two tables, 0.89, beside the last checkpoint's manifest), and the scratch folder
-/// alone at 1.59 near the end of the last threshold; the rest is a margin for layers
-/// whose tables compress less.
-const DISK_BYTES_PER_POSITION: f64 = 2.4;
-/// What a layer built without its distances needs less: its distances table (0.41 at
-/// layer 24) and the rounds of its runs (0.06 at layer 22).
-const DISTANCES_DISK_BYTES_PER_POSITION: f64 = 0.45;
-
-/// The plan for layer `n`, built with its distances or not.
-pub fn plan(n: u32, opts: &LeanOptions, distances: bool) -> LeanPlan {
-    plan_share(n, index::size(n), opts, distances)
-}
-
-/// The plan for layer `n` of the own-row values' reachability game ([`Game::Reach`]): the
-/// values' plan without distances, with a `W` bit a position more, and a second table
-/// of the pair on disk where the distances would be.
-pub(crate) fn plan_reach(n: u32, opts: &LeanOptions) -> LeanPlan {
-    let mut plan = plan_share(n, index::size(n), opts, true);
-    plan.state_bytes = Nibbles::bytes_for(plan.positions, true);
-    plan
-}
-
-/// The plan of one rank holding `positions` of layer `n` (all of them for a single
-/// process): the nibbles, the default buffer and the disk scale with the share.
-pub fn plan_share(n: u32, positions: u64, opts: &LeanOptions, distances: bool) -> LeanPlan {
-    let buffer_bytes = opts
-        .buffer_bytes
-        .unwrap_or((positions * 3 / 25).max(16 << 20))
-        .max(MIN_BUFFER);
-    let slice_positions =
-        (buffer_bytes / (LOOKUP_BYTES_PER_POSITION + 1)).clamp(SUB as u64, MAX_SLICE) / SUB as u64
-            * SUB as u64;
-    let threads = rayon::current_num_threads() as u64;
-    // Per thread: a decompressed lower block and a run's chunk; per threshold, the exits
-    // pass's writer of its exits file (a chunk and a write buffer); the output batch of
-    // the final merge (two bytes a position, compressed copies beside it); the merges'
-    // buffers (a chunk of each run read); and what any run of the program holds besides
-    // (code, thread stacks, allocator slack: 28 MiB measured at layer 24 beyond the rest
-    // of the plan).
-    let other_bytes = threads * (3 << 16)
-        + u64::from(n) * (2 << 16)
-        + 4 * PART
-        + runs::merge_bytes(runs::merge_fan_in(positions))
-        + (28 << 20);
-    LeanPlan {
-        seeds: n,
-        positions,
-        state_bytes: Nibbles::bytes_for(positions, false),
-        buffer_bytes,
-        slice_positions,
-        other_bytes,
-        disk_bytes: (positions as f64
-            * if distances {
-                DISK_BYTES_PER_POSITION
-            } else {
-                DISK_BYTES_PER_POSITION - DISTANCES_DISK_BYTES_PER_POSITION
-            }) as u64
-            + (1 << 20),
     }
 }
 
@@ -766,110 +680,4 @@ fn damaged_run(path: &Path) -> StoreError {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A given interval is kept whatever the saves cost; without one, the default interval
-    /// stretches to 50 times a save that is long enough to matter.
-    #[test]
-    fn the_default_checkpoint_interval_stretches_with_the_save_time() {
-        let secs = Duration::from_secs;
-        assert_eq!(checkpoint_wait(Some(secs(0)), secs(40)), secs(0));
-        assert_eq!(checkpoint_wait(Some(secs(60)), secs(40)), secs(60));
-        assert_eq!(checkpoint_wait(None, Duration::ZERO), secs(300));
-        assert_eq!(checkpoint_wait(None, secs(2)), secs(300));
-        assert_eq!(checkpoint_wait(None, secs(6)), secs(300));
-        assert_eq!(checkpoint_wait(None, secs(7)), secs(350));
-        assert_eq!(checkpoint_wait(None, secs(30)), secs(1500));
-        assert_eq!(checkpoint_wait(None, Duration::MAX), Duration::MAX);
-    }
-
-    /// The lean pass of the own-row values' reachability game gives, position by position,
-    /// the in-memory `lo` game's values, over lower layers read from pair files: the
-    /// bounds of every preset, whose low and high differ (so the two nodes' exits differ),
-    /// and with a buffer so small that every round spills to runs.
-    #[test]
-    fn the_reachability_game_is_the_in_memory_one() {
-        use crate::solve::bounds::{reach_of_layer, solve_all_bounds};
-        use crate::store::{write_pair, LayerFile, LayerSummary};
-        let top = 9;
-        for rules in [Rules::AWARI, Rules::ABAPA, Rules::GRAND_SLAM_CAPTURES] {
-            let root = tempfile::tempdir().unwrap();
-            let high = TableKind::OwnRowHigh(crate::rules::Repetition::First);
-            let lower = solve_all_bounds(rules, top);
-            let write = WriteOptions {
-                block_size: 1000,
-                zstd_level: 1,
-            };
-            for (m, pair) in lower.iter().enumerate() {
-                let m = m as u32;
-                let bytes = |v: &[i8]| v.iter().map(|&x| x as u8).collect::<Vec<u8>>();
-                let summary = |v: &[i8]| LayerSummary::from_values(m, v);
-                write_pair(
-                    root.path(),
-                    rules,
-                    m,
-                    high,
-                    &bytes(&pair.low),
-                    &bytes(&pair.high),
-                    (summary(&pair.low), summary(&pair.high)),
-                    write,
-                )
-                .unwrap();
-            }
-            let out = tempfile::tempdir().unwrap();
-            let opts = LeanOptions {
-                buffer_bytes: Some(MIN_BUFFER),
-                checkpoint_every: Some(Duration::ZERO),
-                scratch: None,
-            };
-            for n in 1..=top + 1 {
-                // Layer n over the lower layers' files, written beside them under `out`.
-                for m in n.saturating_sub(18)..n {
-                    for kind in [high.low_of_pair().unwrap(), high] {
-                        let from = store::table_path(root.path(), rules, m, kind);
-                        let to = store::table_path(out.path(), rules, m, kind);
-                        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-                        let _ = std::fs::copy(from, to);
-                    }
-                }
-                let scratch = out.path().join("scratch");
-                let (low, high_file, exact) = build_reach_layer(
-                    out.path(),
-                    &scratch,
-                    rules,
-                    n,
-                    high,
-                    &opts,
-                    write,
-                    &super::super::Quiet,
-                )
-                .unwrap();
-                let expected = reach_of_layer(rules, n, &lower[..n as usize]);
-                let read = |w: &WrittenLayer, kind| {
-                    LayerFile::open_kind(&w.path, rules, n, kind)
-                        .unwrap()
-                        .read_all()
-                        .unwrap()
-                };
-                for (got, want, end) in [
-                    (
-                        read(&low, high.low_of_pair().unwrap()),
-                        &expected.low,
-                        "low",
-                    ),
-                    (read(&high_file, high), &expected.high, "high"),
-                ] {
-                    let first = got.iter().zip(want.iter()).position(|(a, b)| a != b);
-                    assert_eq!(
-                        first, None,
-                        "{rules} layer {n}: the {end} end differs first at this position"
-                    );
-                    assert_eq!(got.len(), want.len());
-                }
-                assert_eq!(exact, expected.exact(), "{rules} layer {n}");
-                assert!(!scratch.exists(), "the scratch folder is removed");
-            }
-        }
-    }
-}
+mod tests;

@@ -13,11 +13,11 @@
 //! where the bounds' strategy never lets the game reach it). Where those decide nothing,
 //! the interval stays wide: a search would be needed, and none is made.
 
-use super::own_row::{raise_the_only_reaching, OwnRowAnswer, OwnRowMove, TableLeaves};
-use super::{pack, unpack, BoundsDatabase, ProbeError};
+use super::{raise_the_only_reaching, OwnRowAnswer, OwnRowMove, OwnRowTables};
 use crate::board::{to_bits, Board};
 use crate::index;
-use crate::rules::{MoveList, Repetition, Turn};
+use crate::probe::{pack, unpack, BoundsDatabase, ProbeError};
+use crate::rules::{MoveList, Turn};
 use crate::solve::own_row::search::{InLayer, Leaves, Search, Tree, Tri};
 use crate::solve::own_row::{search_history, Proof};
 use crate::store::{LayerFile, StoreError};
@@ -33,64 +33,57 @@ struct Line {
     memoryless_at: usize,
 }
 
-impl BoundsDatabase {
-    /// The files a board's interval with an empty history is read from: its own-row layer
-    /// of `repetition`, else its bounds (which hold whatever the history).
-    fn fresh_files(&self, repetition: Repetition, seeds: u32) -> Option<(&LayerFile, &LayerFile)> {
-        self.own_row_layer(repetition, seeds)
-            .or_else(|| self.layer(seeds))
+impl<'a> OwnRowTables<'a> {
+    /// The files a board's interval with an empty history is read from: its own-row layer,
+    /// else its bounds (which hold whatever the history).
+    fn fresh_files(&self, seeds: u32) -> Option<(&'a LayerFile, &'a LayerFile)> {
+        self.layer(seeds).or_else(|| self.db.layer(seeds))
     }
 
-    /// Whether boards of layer `seeds` have an interval with an empty history to read under
-    /// the own-row rule of `repetition`: their own-row layer, or else their bounds.
-    pub fn has_own_row_intervals(&self, repetition: Repetition, seeds: u32) -> bool {
-        self.fresh_files(repetition, seeds).is_some()
+    /// Whether boards of layer `seeds` have an interval with an empty history to read: their
+    /// own-row layer, or else their bounds.
+    pub fn has_intervals(&self, seeds: u32) -> bool {
+        self.fresh_files(seeds).is_some()
     }
 
     /// The missing-layer error of the first board with neither its own-row layer nor its
     /// bounds, as the one-at-a-time probe names it (the bounds' layer).
     fn check_fresh_layers(
         &self,
-        repetition: Repetition,
         boards: impl IntoIterator<Item = Board>,
     ) -> Result<(), ProbeError> {
         for b in boards {
-            if self.fresh_files(repetition, b.seeds()).is_none() {
-                self.layer_or_missing(b.seeds())?;
+            if self.fresh_files(b.seeds()).is_none() {
+                self.db.layer_or_missing(b.seeds())?;
             }
         }
         Ok(())
     }
 
-    /// The intervals of many boards for their movers under the own-row rule of
-    /// `repetition`, each with an empty history (the opening, or just after a capture):
-    /// the pairs `(low, high)` the own-row tables hold (exact when they meet), or the
-    /// bounds where a layer's own-row values are not built. No search: this is what
-    /// [`BoundsDatabase::own_row_value`] starts from with an empty history, and what it
-    /// proves can only be narrower. Lookups are grouped by block, as
+    /// The intervals of many boards for their movers, each with an empty history (the
+    /// opening, or just after a capture): the pairs `(low, high)` the own-row tables hold
+    /// (exact when they meet), or the bounds where a layer's own-row values are not built.
+    /// No search: this is what [`OwnRowTables::value`] starts from with an empty history,
+    /// and what it proves can only be narrower. Lookups are grouped by block, as
     /// [`crate::Database::values_many`] does.
     ///
     /// # Errors
     ///
     /// A board with neither its own-row layer nor its bounds (the bounds' layer is named,
     /// as by the one-at-a-time probe), or a file that cannot be read or is damaged.
-    pub fn own_row_intervals(
-        &self,
-        repetition: Repetition,
-        boards: &[Board],
-    ) -> Result<Vec<(i8, i8)>, ProbeError> {
-        self.check_fresh_layers(repetition, boards.iter().copied())?;
-        Ok(pairs_many(self, boards, |seeds| {
-            self.fresh_files(repetition, seeds)
+    pub fn intervals(&self, boards: &[Board]) -> Result<Vec<(i8, i8)>, ProbeError> {
+        self.check_fresh_layers(boards.iter().copied())?;
+        Ok(pairs_many(self.db, boards, |seeds| {
+            self.fresh_files(seeds)
         })?)
     }
 
-    /// The answers of many boards under the own-row rule of `repetition`, each with an
-    /// empty history, from the tables alone (no search; see the module's comment): the
-    /// value is the board's stored interval ([`BoundsDatabase::own_row_intervals`]), a
-    /// capture's interval comes from its child's stored pair, a quiet move's from its
-    /// child's stored pair widened by the board and the memoryless test (often wide where
-    /// a search would prove more), and no move's high is above the value's.
+    /// The answers of many boards, each with an empty history, from the tables alone (no
+    /// search; see the module's comment): the value is the board's stored interval
+    /// ([`OwnRowTables::intervals`]), a capture's interval comes from its child's stored
+    /// pair, a quiet move's from its child's stored pair widened by the board and the
+    /// memoryless test (often wide where a search would prove more), and no move's high is
+    /// above the value's.
     /// [`OwnRowAnswer::best_moves`] then gives, when the value is exact, the moves proved
     /// to keep it (none when the tables alone prove none), else those with the largest
     /// proved low. The value's `nodes` are 0. Every board and child is looked up in one
@@ -98,12 +91,8 @@ impl BoundsDatabase {
     ///
     /// # Errors
     ///
-    /// As [`BoundsDatabase::own_row_intervals`], for a board or a child.
-    pub fn own_row_table_answers(
-        &self,
-        repetition: Repetition,
-        boards: &[Board],
-    ) -> Result<Vec<OwnRowAnswer>, ProbeError> {
+    /// As [`OwnRowTables::intervals`], for a board or a child.
+    pub fn table_answers(&self, boards: &[Board]) -> Result<Vec<OwnRowAnswer>, ProbeError> {
         let rules = self.rules();
         let mut lines = Vec::with_capacity(boards.len());
         let mut fresh_wanted: Vec<Board> = Vec::new();
@@ -130,34 +119,29 @@ impl BoundsDatabase {
                 );
             }
         }
-        self.check_fresh_layers(repetition, fresh_wanted.iter().copied())?;
-        let fresh = pairs_many(self, &fresh_wanted, |seeds| {
-            self.fresh_files(repetition, seeds)
-        })?;
+        self.check_fresh_layers(fresh_wanted.iter().copied())?;
+        let fresh = pairs_many(self.db, &fresh_wanted, |seeds| self.fresh_files(seeds))?;
         // The memoryless pairs are the bounds; without them, a pair that never lets the
         // memoryless test ignore a position (as the probe's leaves have it).
+        let db = self.db;
         let with_bounds: Vec<Board> = memoryless_wanted
             .iter()
-            .filter(|b| self.layer(b.seeds()).is_some())
+            .filter(|b| db.layer(b.seeds()).is_some())
             .copied()
             .collect();
-        let mut bounds = pairs_many(self, &with_bounds, |seeds| self.layer(seeds))?.into_iter();
+        let mut bounds = pairs_many(db, &with_bounds, |seeds| db.layer(seeds))?.into_iter();
         let memoryless: Vec<(i8, i8)> = memoryless_wanted
             .iter()
-            .map(|b| match self.layer(b.seeds()) {
+            .map(|b| match db.layer(b.seeds()) {
                 Some(_) => bounds.next().expect("one pair a board with bounds"),
                 None => (-(b.seeds() as i8), b.seeds() as i8),
             })
             .collect();
-        let tables = TableLeaves {
-            db: self,
-            repetition,
-        };
         boards
             .par_iter()
             .zip(&lines)
             .map_init(Tree::default, |tree, (board, line)| {
-                answer(&tables, tree, board, line, &fresh, &memoryless)
+                answer(self, tree, board, line, &fresh, &memoryless)
             })
             .collect()
     }
@@ -171,14 +155,14 @@ fn quiet_search(rules: crate::rules::Rules, m: &crate::rules::Move) -> bool {
 
 /// One board's answer from its looked-up pairs.
 fn answer(
-    tables: &TableLeaves<'_>,
+    tables: &OwnRowTables<'_>,
     tree: &mut Tree,
     board: &Board,
     line: &Line,
     fresh: &[(i8, i8)],
     memoryless: &[(i8, i8)],
 ) -> Result<OwnRowAnswer, ProbeError> {
-    let rules = tables.db.rules();
+    let rules = tables.rules();
     let (low, high) = fresh[line.fresh_at];
     let value = Proof {
         low,
@@ -286,7 +270,7 @@ struct Prefetched<'a, 'b> {
     /// The first `len` are known: the board, then its quiet children.
     known: [(u128, InLayer); 7],
     len: usize,
-    tables: &'b TableLeaves<'a>,
+    tables: &'b OwnRowTables<'a>,
 }
 
 /// What fills the slots of [`Prefetched::known`] past its `len`.

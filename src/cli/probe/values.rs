@@ -1,51 +1,15 @@
-//! `awari probe`: one board, or a batch from stdin, of the values or of the bounds.
+//! `awari probe` of the values: one board with every move's value, or a batch from stdin
+//! looked up in one grouped pass.
 
-use super::args::{Cycles, TableArgs};
-use super::batch::{self, Answer, Line};
-use super::json::{bounds_json, outcome_json, position_json};
-use super::output::{self, captures_column, say, shown};
-use super::text::{parse_board, pit_name, pit_names};
+use super::ProbeRequest;
+use crate::cli::args::TableArgs;
+use crate::cli::batch::{self, Line};
+use crate::cli::json::{outcome_json, position_json};
+use crate::cli::output::{self, captures_column, say, shown};
+use crate::cli::text::{parse_board, pit_name, pit_names, the_board, verdict_words};
 use anyhow::{anyhow, bail, Result};
-use awari::probe::Verdict;
-use awari::{Board, BoundsDatabase, Database, MoveValue, Rules, Turn};
+use awari::{Board, Database, MoveValue, Rules, Turn};
 use serde_json::Value;
-
-/// What `probe` was asked.
-pub struct ProbeRequest {
-    pub board: Option<String>,
-    pub captured: Option<String>,
-    pub json: bool,
-    pub batch: bool,
-    pub moves: Option<String>,
-}
-
-/// Runs `probe`.
-pub fn run(tables: &TableArgs, request: ProbeRequest) -> Result<bool> {
-    match tables.cycles {
-        Cycles::Share => values(tables, request),
-        Cycles::Bounds => bounds(tables, request),
-        Cycles::OwnRowFirst | Cycles::OwnRowThird => super::own_row::probe(tables, request),
-    }
-}
-
-/// The board of a single probe.
-pub(super) fn the_board(text: Option<String>) -> Result<Board> {
-    let text =
-        text.ok_or_else(|| anyhow!("give a board to probe, or --batch to read boards from stdin"))?;
-    parse_board(&text)
-}
-
-/// The words of a value for the side to move.
-pub fn verdict_words(v: i8) -> &'static str {
-    match Verdict::of_difference(v.into()) {
-        Verdict::Win => "the side to move wins",
-        Verdict::Draw => "draw",
-        Verdict::Loss => "the side to move loses",
-    }
-}
-
-// ---------------------------------------------------------------------------------------
-// The values.
 
 fn parse_captured(text: &str) -> Result<(u32, u32)> {
     let bad = || {
@@ -126,7 +90,8 @@ fn answer_json(db: &Database, a: &ProbeAnswer, captured: Option<(u32, u32)>) -> 
     obj
 }
 
-fn values(tables: &TableArgs, request: ProbeRequest) -> Result<bool> {
+/// Runs `probe` of the values.
+pub fn run(tables: &TableArgs, request: ProbeRequest) -> Result<bool> {
     let db = Database::open(&tables.db.db, tables.db.rules)?;
     let captured = request
         .captured
@@ -275,92 +240,4 @@ fn answer_lines(
         .into_iter()
         .map(|r| r.expect("every line answered"))
         .collect()
-}
-
-// ---------------------------------------------------------------------------------------
-// The bounds.
-
-fn bounds(tables: &TableArgs, request: ProbeRequest) -> Result<bool> {
-    if request.captured.is_some() {
-        bail!("--captured is for the values, not available with --cycles bounds (a range, not a value)");
-    }
-    let db = BoundsDatabase::open(&tables.db.db, tables.db.rules)?;
-    if request.batch {
-        let json_out = request.json;
-        return batch::run(json_out, |lines| {
-            lines
-                .iter()
-                .map(|line| bounds_line(&db, line, json_out))
-                .collect()
-        });
-    }
-    let board = the_board(request.board)?;
-    if request.json {
-        say!("{}", bounds_json(&db, &board)?);
-        return Ok(true);
-    }
-    bounds_text(&db, &board)
-}
-
-/// A batch's line of the bounds: "low high best p,q" (or "low high game-over"), or JSON.
-fn bounds_line(db: &BoundsDatabase, line: &Line, json_out: bool) -> Answer {
-    let Some(text) = line.board_text()? else {
-        return Ok(String::new());
-    };
-    let answer = parse_board(text).and_then(|board| {
-        if json_out {
-            return Ok(bounds_json(db, &board)?.to_string());
-        }
-        let b = db.bounds(&board)?;
-        let best = db.best_moves(&board)?;
-        Ok(if best.is_empty() {
-            format!("{} {} game-over", b.low, b.high)
-        } else {
-            let pits = pit_names(best.iter().map(|m| m.pit), ",");
-            format!("{} {} best {pits}", b.low, b.high)
-        })
-    });
-    answer.map_err(|e| output::error_line(&e))
-}
-
-fn bounds_text(db: &BoundsDatabase, board: &Board) -> Result<bool> {
-    let b = db.bounds(board)?;
-    say!(
-        "board  {}   ({} seeds, rules {}, own-row cycles)",
-        board,
-        board.seeds(),
-        db.rules()
-    );
-    say!("{}", board.picture());
-    say!(
-        "low {:+}  high {:+}   ({})",
-        b.low,
-        b.high,
-        if b.exact() {
-            "exact: the same whatever the history"
-        } else {
-            "a range: the result depends on which position repeats"
-        }
-    );
-    if let Turn::GameOver { .. } = db.rules().turn(board) {
-        say!("the game is over: the side to move cannot play");
-    }
-    for m in db.moves_with_bounds(board)? {
-        say!(
-            "  pit {}  {}  low {:+3} high {:+3}   -> {}  (opponent to move)",
-            m.pit + 1,
-            captures_column(m.captured),
-            m.low,
-            m.high,
-            m.child
-        );
-    }
-    let best = db.best_moves(board)?;
-    if !best.is_empty() {
-        say!(
-            "best   pit {}",
-            pit_names(best.iter().map(|m| m.pit), ", pit ")
-        );
-    }
-    Ok(true)
 }
