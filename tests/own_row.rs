@@ -546,6 +546,53 @@ mod tables {
         );
     }
 
+    /// The check meets each pair with its moves' intervals, quiet moves included: values
+    /// planted at the bottom of the range on positions whose every move is quiet (so that no
+    /// capture check sees them), with the bounds' layer removed (so that no bounds check
+    /// does), are found.
+    #[test]
+    fn the_own_row_check_meets_a_pair_with_its_quiet_moves() {
+        let dir = tempfile::tempdir().unwrap();
+        let (rules, top, r) = (Rules::ABAPA, 6, Repetition::First);
+        build_own_row(dir.path(), rules, top, r, 1000);
+        for kind in [TableKind::BoundsLow, TableKind::BoundsHigh] {
+            std::fs::remove_file(store::table_path(
+                &store::bounds_dir(dir.path()),
+                rules,
+                top,
+                kind,
+            ))
+            .unwrap();
+        }
+        let db = BoundsDatabase::open(dir.path(), rules).unwrap();
+        assert!(db.layer(top).is_none());
+        let whole = check_own_row(&db.own_row(r), top).unwrap().unwrap();
+        assert_eq!(whole.faults, 0, "{:?}", whole.first_fault);
+
+        let mut low = read_table(dir.path(), rules, top, TableKind::OwnRowLow(r));
+        let mut high = read_table(dir.path(), rules, top, TableKind::OwnRowHigh(r));
+        let n = top as i8;
+        let mut planted = 0;
+        for pits in boards_of_layer(top) {
+            let b = Board::new(pits).unwrap();
+            let moves = rules.legal_moves(&b);
+            let i = index::rank(&b) as usize;
+            if moves.is_empty() || moves.iter().any(|m| m.captured > 0) || low[i] == -n {
+                continue;
+            }
+            (low[i], high[i]) = (-n, -n);
+            planted += 1;
+        }
+        assert!(planted > 100, "{planted}");
+        replace_table(dir.path(), rules, top, TableKind::OwnRowLow(r), &low);
+        replace_table(dir.path(), rules, top, TableKind::OwnRowHigh(r), &high);
+        let db = BoundsDatabase::open(dir.path(), rules).unwrap();
+        let check = check_own_row(&db.own_row(r), top).unwrap().unwrap();
+        assert!(check.faults >= planted / 2, "{} of {planted}", check.faults);
+        let why = check.first_fault.unwrap();
+        assert!(why.contains("where its moves give"), "{why}");
+    }
+
     /// `awari ARGS SHARED`, checked to succeed (or to fail): its standard output and error.
     fn run(args: &[&str], shared: &[&str], succeeds: bool) -> (String, String) {
         let mut cmd = awari();

@@ -32,7 +32,10 @@ pub struct OwnRowLayerCheck {
 /// time a thread) and checks what holds whatever the history: `low ≤ high`, both within
 /// the bounds (when the bounds layer is there), a finished game's value, a position whose
 /// every move captures (its pair is the best over its captures of the children's pairs),
-/// and that no capture proves more than the high end. The lower layers are read as needed.
+/// that no capture proves more than the high end, and that the pair meets the best of its
+/// moves' intervals: a capture's `captured − [high, low]` of its child, a quiet move's
+/// child's pair widened by the position's own-row difference (where the game from the
+/// child stops if it comes back). The lower layers and the layer itself are read as needed.
 /// `None` when the layer is not built. The positions are checked in parallel, on the rayon
 /// pool of the caller.
 ///
@@ -189,17 +192,29 @@ fn local_fault(
     }
     let quiet = (0..6).any(|p| turn.legal & (1 << p) != 0 && turn.captured[p] == 0);
     let n = board.seeds();
+    let bits = crate::board::to_bits(board);
+    // The mover's own-row difference: where the game from a quiet move's child stops if it
+    // comes back to this position (the one position of its history).
+    let here = crate::solve::own_row::search::own_row_bits(bits) as i8;
     // The first capture whose sure gain is above `h`, by pit.
     let mut above: Option<(usize, i8)> = None;
-    let captures = crate::solve::own_row::best_of_moves(&turn, |pit, c, child| {
+    let mut captures: Option<(i8, i8)> = None;
+    let moves = crate::solve::own_row::best_of_moves(&turn, |pit, c, child| {
         if c == 0 {
-            return Ok::<_, ProbeError>(None);
+            // A quiet move: its child's fresh pair, widened by this position's own-row
+            // difference (for the child's mover, `-here`), holds for the child reached
+            // from here: the two games are one until the play comes back here, where
+            // (under either repetition) it may stop.
+            let (yl, yh) = leaves.fresh(child, n)?;
+            return Ok::<_, ProbeError>(Some((yl.min(-here), yh.max(-here))));
         }
         let (cl, ch) = leaves.fresh(child, n - u32::from(c))?;
         let sure = c as i8 - ch;
         if sure > h && above.is_none() {
             above = Some((pit, sure));
         }
+        let (l, h) = (sure, c as i8 - cl);
+        captures = Some(captures.map_or((l, h), |(bl, bh)| (bl.max(l), bh.max(h))));
         Ok(Some((cl, ch)))
     })?;
     if let Some((pit, sure)) = above {
@@ -208,11 +223,17 @@ fn local_fault(
             pit + 1
         )));
     }
-    Ok(match captures {
-        Some(best) if !quiet && best != (l, h) => Some(format!(
+    if let Some(best) = captures.filter(|&best| !quiet && best != (l, h)) {
+        return Ok(Some(format!(
             "[{l}, {h}] where its captures give [{}, {}]",
             best.0, best.1
-        )),
+        )));
+    }
+    // The value is its best move's: the moves' intervals, met, must meet the pair.
+    Ok(match moves {
+        Some((ml, mh)) if ml > h || mh < l => {
+            Some(format!("[{l}, {h}] where its moves give [{ml}, {mh}]"))
+        }
         _ => None,
     })
 }
