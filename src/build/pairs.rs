@@ -128,7 +128,7 @@ impl PassFor {
     fn new(opts: &BuildOptions, kind: PairKind, limit: Option<u64>) -> PassFor {
         let trees = if kind.own_row.is_some() {
             let threads = opts.threads.unwrap_or_else(rayon::current_num_threads) as u64;
-            threads * own_row::search::tree_bytes(opts.search_budget)
+            threads * own_row::proof_search::tree_bytes(opts.search_budget)
         } else {
             0
         };

@@ -7,7 +7,7 @@ use super::VerifyError;
 use crate::board::Board;
 use crate::probe::{OwnRowTables, ProbeError};
 use crate::rules::Rules;
-use crate::solve::own_row::search::Leaves;
+use crate::solve::own_row::proof_search::Leaves;
 use crate::store::LayerFile;
 use rayon::prelude::*;
 
@@ -195,7 +195,7 @@ fn local_fault(
     let bits = crate::board::to_bits(board);
     // The mover's own-row difference: where the game from a quiet move's child stops if it
     // comes back to this position (the one position of its history).
-    let here = crate::solve::own_row::search::own_row_bits(bits) as i8;
+    let here = crate::solve::own_row::proof_search::own_row_bits(bits) as i8;
     // The first capture whose sure gain is above `h`, by pit.
     let mut above: Option<(usize, i8)> = None;
     let mut captures: Option<(i8, i8)> = None;

@@ -18,7 +18,7 @@ use crate::board::{to_bits, Board};
 use crate::index;
 use crate::probe::{pack, unpack, BoundsDatabase, ProbeError};
 use crate::rules::{MoveList, Turn};
-use crate::solve::own_row::search::{InLayer, Leaves, Search, Tree, Tri};
+use crate::solve::own_row::proof_search::{InLayer, Leaves, Search, Tree, Tri};
 use crate::solve::own_row::{search_history, Proof};
 use crate::store::{LayerFile, StoreError};
 use rayon::prelude::*;
@@ -248,7 +248,7 @@ fn child_interval(
     seeds: u32,
 ) -> Result<(i8, i8), ProbeError> {
     let (mut low, mut high) = search.root_interval(bits)?;
-    // Every outcome has the parity of the seeds (see `search::narrow`).
+    // Every outcome has the parity of the seeds (see `proof_search::narrow`).
     let odd = |v: i32| (v - seeds as i32).rem_euclid(2) == 1;
     low += i32::from(odd(low));
     high -= i32::from(odd(high));

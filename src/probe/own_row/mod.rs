@@ -12,7 +12,7 @@ use super::tables::LayerSet;
 use super::{BoundsDatabase, ProbeError};
 use crate::board::{from_bits, Board};
 use crate::rules::{Repetition, Rules};
-use crate::solve::own_row::search::{InLayer, Leaves};
+use crate::solve::own_row::proof_search::{InLayer, Leaves};
 use crate::solve::own_row::{self, Proof};
 use crate::store::LayerFile;
 use std::path::{Path, PathBuf};

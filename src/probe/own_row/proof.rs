@@ -7,7 +7,7 @@ use super::{OwnRowAnswer, OwnRowMove, OwnRowTables};
 use crate::board::{from_bits, Board};
 use crate::probe::ProbeError;
 use crate::rules::{MoveList, Turn};
-use crate::solve::own_row::search::{own_row_bits, InLayer, Leaves};
+use crate::solve::own_row::proof_search::{own_row_bits, InLayer, Leaves};
 use crate::solve::own_row::{self, Proof};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};

@@ -29,7 +29,7 @@
 //! pair `low ≤ high` per position, exact where they meet, always within the bounds.
 
 mod components;
-pub(crate) mod search;
+pub(crate) mod proof_search;
 
 use crate::board::to_bits;
 use crate::index;
@@ -90,7 +90,7 @@ struct LayerLeaves<'a> {
     root_component: u32,
 }
 
-impl search::Leaves for LayerLeaves<'_> {
+impl proof_search::Leaves for LayerLeaves<'_> {
     type Error = Infallible;
     fn fresh(&self, bits: u128, seeds: u32) -> Result<(i8, i8), Infallible> {
         let i = index::rank_bits(bits) as usize;
@@ -101,9 +101,9 @@ impl search::Leaves for LayerLeaves<'_> {
         };
         Ok((layer.low[i], layer.high[i]))
     }
-    fn in_layer(&self, bits: u128, _seeds: u32) -> Result<search::InLayer, Infallible> {
+    fn in_layer(&self, bits: u128, _seeds: u32) -> Result<proof_search::InLayer, Infallible> {
         let i = index::rank_bits(bits) as usize;
-        Ok(search::InLayer {
+        Ok(proof_search::InLayer {
             fresh: (self.current.low[i], self.current.high[i]),
             memoryless: (self.memoryless.low[i], self.memoryless.high[i]),
             fresh_from_here: self.component[i] != self.root_component,
@@ -333,10 +333,10 @@ struct Component<'a> {
 
 thread_local! {
     /// The proof-number tree of a build's thread, kept from one search to the next (see
-    /// [`search::narrow`]). It holds at most [`search::tree_bytes`] of the budget, which
-    /// the build counts a thread in its memory estimate, and is freed when the layer's
-    /// searches are done ([`free_search_trees`]).
-    static SEARCH_TREE: std::cell::RefCell<search::Tree> = std::cell::RefCell::default();
+    /// [`proof_search::narrow`]). It holds at most [`proof_search::tree_bytes`] of the
+    /// budget, which the build counts a thread in its memory estimate, and is freed when the
+    /// layer's searches are done ([`free_search_trees`]).
+    static SEARCH_TREE: std::cell::RefCell<proof_search::Tree> = std::cell::RefCell::default();
 }
 
 /// Frees the search trees of the current pool's threads, so that a program that builds
@@ -392,7 +392,7 @@ impl LayerSearch<'_> {
             };
             // Asked to stop, the searches not yet started are skipped: what the others
             // proved still holds.
-            let proved: Vec<(u32, search::Narrowed)> = open
+            let proved: Vec<(u32, proof_search::Narrowed)> = open
                 .par_iter()
                 .filter_map(|&v| {
                     if stop() {
@@ -400,7 +400,7 @@ impl LayerSearch<'_> {
                     }
                     let bits = to_bits(&index::unrank(n, u64::from(v)));
                     let Ok(r) = SEARCH_TREE.with_borrow_mut(|tree| {
-                        search::narrow(tree, rules, repetition, bits, &[], &leaves, budget)
+                        proof_search::narrow(tree, rules, repetition, bits, &[], &leaves, budget)
                     });
                     Some((v, r))
                 })
@@ -412,10 +412,10 @@ impl LayerSearch<'_> {
                 counts.straddling_captures += r.straddles.captures;
                 counts.straddling_exits += r.straddles.exits;
                 match r.ended {
-                    search::Ended::Exact => {}
-                    search::Ended::Budget => counts.out_of_budget += 1,
-                    search::Ended::TreeLimit => counts.tree_limit += 1,
-                    search::Ended::Stuck => counts.stuck += 1,
+                    proof_search::Ended::Exact => {}
+                    proof_search::Ended::Budget => counts.out_of_budget += 1,
+                    proof_search::Ended::TreeLimit => counts.tree_limit += 1,
+                    proof_search::Ended::Stuck => counts.stuck += 1,
                 }
                 let i = v as usize;
                 let (l, h) = (r.low as i8, r.high as i8);
@@ -485,7 +485,7 @@ pub(crate) fn search_history(history: &[crate::board::Board]) -> Vec<(u128, bool
 }
 
 /// The search over any leaves: `board` after `history` (see [`search_history`]).
-pub(crate) fn prove<L: search::Leaves>(
+pub(crate) fn prove<L: proof_search::Leaves>(
     rules: Rules,
     repetition: Repetition,
     board: &crate::board::Board,
@@ -493,8 +493,8 @@ pub(crate) fn prove<L: search::Leaves>(
     leaves: &L,
     budget: u64,
 ) -> Result<Proof, L::Error> {
-    let r = search::narrow(
-        &mut search::Tree::default(),
+    let r = proof_search::narrow(
+        &mut proof_search::Tree::default(),
         rules,
         repetition,
         to_bits(board),
@@ -506,7 +506,7 @@ pub(crate) fn prove<L: search::Leaves>(
         low: r.low as i8,
         high: r.high as i8,
         nodes: r.nodes,
-        stuck: r.ended == search::Ended::Stuck,
+        stuck: r.ended == proof_search::Ended::Stuck,
     })
 }
 
@@ -516,17 +516,17 @@ struct InMemory<'a> {
     memoryless: &'a BoundsLayer,
 }
 
-impl search::Leaves for InMemory<'_> {
+impl proof_search::Leaves for InMemory<'_> {
     type Error = Infallible;
     fn fresh(&self, bits: u128, seeds: u32) -> Result<(i8, i8), Infallible> {
         let layer = &self.layers[seeds as usize];
         let i = index::rank_bits(bits) as usize;
         Ok((layer.low[i], layer.high[i]))
     }
-    fn in_layer(&self, bits: u128, seeds: u32) -> Result<search::InLayer, Infallible> {
+    fn in_layer(&self, bits: u128, seeds: u32) -> Result<proof_search::InLayer, Infallible> {
         let layer = &self.layers[seeds as usize];
         let i = index::rank_bits(bits) as usize;
-        Ok(search::InLayer {
+        Ok(proof_search::InLayer {
             fresh: (layer.low[i], layer.high[i]),
             memoryless: (self.memoryless.low[i], self.memoryless.high[i]),
             fresh_from_here: false,
