@@ -4,7 +4,6 @@
 use awari::build::BuildError;
 use awari::probe::ProbeError;
 use awari::store::StoreError;
-use awari::Tables;
 use pyo3::create_exception;
 use pyo3::exceptions::{
     PyKeyboardInterrupt, PyLookupError, PyMemoryError, PyOSError, PyRuntimeError, PyValueError,
@@ -28,38 +27,11 @@ pub(crate) fn layer_missing(py: Python<'_>, message: String, seeds: u32) -> PyEr
     err
 }
 
-/// A missing layer's message with the command that builds it: the library's message says
-/// what is missing, and the package's documentation promises the remedy too.
+/// A missing layer's message with the command that builds it, the library's
+/// ([`ProbeError::with_build_command`], which the command line says too): the package's
+/// documentation promises the remedy as well as what is missing.
 pub(crate) fn missing_text(e: &ProbeError) -> String {
-    match e {
-        ProbeError::LayerMissing {
-            tables,
-            seeds,
-            rules,
-            dir,
-        } => format!(
-            "{e}; run: awari build{} --rules {rules} --max-seeds {seeds} --db {}",
-            cycles_option(*tables),
-            awari::store::shell_word(dir)
-        ),
-        ProbeError::DistancesMissing {
-            seeds, rules, dir, ..
-        } => format!(
-            "{e}; build the layer again: awari build --rules {rules} --max-seeds {seeds} --db {}",
-            awari::store::shell_word(dir)
-        ),
-        ProbeError::Store(_) | ProbeError::History(_) => e.to_string(),
-    }
-}
-
-/// The `awari build` option that selects tables of kind `tables` (with its leading space),
-/// as the command line names them; nothing for the values, the default.
-fn cycles_option(tables: Tables) -> String {
-    if tables == Tables::default() {
-        String::new()
-    } else {
-        format!(" --cycles {tables}")
-    }
+    e.with_build_command().unwrap_or_else(|| e.to_string())
 }
 
 pub(crate) fn probe_error(py: Python<'_>, e: ProbeError) -> PyErr {

@@ -154,34 +154,8 @@ fn with_advice(cause: &(dyn std::error::Error + 'static)) -> Option<String> {
     use awari::store::{shell_word, StoreError};
     use awari::verify::VerifyError;
 
-    let build_of = |tables, rules: &dyn std::fmt::Display, seeds: u32, dir: &std::path::Path| {
-        format!(
-            "awari build{} --rules {rules} --max-seeds {seeds} --db {}",
-            super::args::cycles_option(tables),
-            shell_word(dir)
-        )
-    };
-    let build = |rules: &dyn std::fmt::Display, seeds, dir: &std::path::Path| {
-        build_of(awari::Tables::Values, rules, seeds, dir)
-    };
-    let probe = |e: &ProbeError| match e {
-        ProbeError::LayerMissing {
-            tables,
-            seeds,
-            rules,
-            dir,
-        } => Some(format!(
-            "{e}; run: {}",
-            build_of(*tables, rules, *seeds, dir)
-        )),
-        ProbeError::DistancesMissing {
-            seeds, rules, dir, ..
-        } => Some(format!(
-            "{e}; build the layer again: {}",
-            build(rules, *seeds, dir)
-        )),
-        ProbeError::Store(_) | ProbeError::History(_) => None,
-    };
+    // A probe's missing layer: the library says the command that builds it.
+    let probe = ProbeError::with_build_command;
     if let Some(e) = cause.downcast_ref::<ProbeError>() {
         return probe(e);
     }
@@ -190,8 +164,8 @@ fn with_advice(cause: &(dyn std::error::Error + 'static)) -> Option<String> {
             VerifyError::Incomplete {
                 seeds, rules, dir, ..
             } => Some(format!(
-                "{e}; build it again: {}",
-                build(rules, *seeds, dir)
+                "{e}; build it again: awari build --rules {rules} --max-seeds {seeds} --db {}",
+                shell_word(dir)
             )),
             // Transparent: the probe error is not a cause of its own in the chain.
             VerifyError::Probe(p) => probe(p),

@@ -74,6 +74,46 @@ pub enum ProbeError {
     Store(#[from] StoreError),
 }
 
+impl ProbeError {
+    /// The message with its remedy, the `awari build` command that makes what is missing,
+    /// for the command line and the Python package to say alike: for a missing layer
+    /// "…; run: awari build …" (with `--cycles` for tables other than the values), for a
+    /// layer without its distances "…; build the layer again: awari build …", the database
+    /// folder as one word of a shell command ([`store::shell_word`]). `None` for an error
+    /// that a build does not mend.
+    pub fn with_build_command(&self) -> Option<String> {
+        let command = |tables: Tables, rules: Rules, seeds: u32, dir: &Path| {
+            let cycles = if tables == Tables::default() {
+                String::new()
+            } else {
+                format!(" --cycles {tables}")
+            };
+            format!(
+                "awari build{cycles} --rules {rules} --max-seeds {seeds} --db {}",
+                store::shell_word(dir)
+            )
+        };
+        match self {
+            ProbeError::LayerMissing {
+                tables,
+                seeds,
+                rules,
+                dir,
+            } => Some(format!(
+                "{self}; run: {}",
+                command(*tables, *rules, *seeds, dir)
+            )),
+            ProbeError::DistancesMissing {
+                seeds, rules, dir, ..
+            } => Some(format!(
+                "{self}; build the layer again: {}",
+                command(Tables::Values, *rules, *seeds, dir)
+            )),
+            ProbeError::Store(_) | ProbeError::History(_) => None,
+        }
+    }
+}
+
 /// One legal move and what it is worth to the mover.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MoveValue {
