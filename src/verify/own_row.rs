@@ -213,8 +213,10 @@ fn local_fault(
         if sure > h && above.is_none() {
             above = Some((pit, sure));
         }
-        let (l, h) = (sure, c as i8 - cl);
-        captures = Some(captures.map_or((l, h), |(bl, bh)| (bl.max(l), bh.max(h))));
+        let (gain_low, gain_high) = (sure, c as i8 - cl);
+        captures = Some(captures.map_or((gain_low, gain_high), |(bl, bh)| {
+            (bl.max(gain_low), bh.max(gain_high))
+        }));
         Ok(Some((cl, ch)))
     })?;
     if let Some((pit, sure)) = above {
