@@ -243,6 +243,41 @@ fn unpack(key: u64) -> (u32, u64) {
     ((key >> INDEX_BITS) as u32, key & ((1 << INDEX_BITS) - 1))
 }
 
+/// Many boards' lookups in block order: each board's key (layer and index packed,
+/// [`pack`]) with where its answer goes, sorted so that a block's lookups are adjacent (16
+/// bytes an entry, ranked and sorted in parallel: with 24-byte tuples ranked on one thread
+/// these were a fifth of a million random boards' time), and cut into one run a block of
+/// the layer's file (`block_size(seeds)` positions a block), each run found by bisection.
+/// A run's first key names its layer and block ([`block_of_key`]).
+pub(crate) fn by_block(
+    boards: &[Board],
+    block_size: impl Fn(u32) -> u32,
+) -> (Vec<(u64, usize)>, Vec<std::ops::Range<usize>>) {
+    let mut keys: Vec<(u64, usize)> = boards
+        .par_iter()
+        .enumerate()
+        .map(|(at, b)| (pack(b.seeds(), index::rank(b)), at))
+        .collect();
+    keys.par_sort_unstable_by_key(|&(key, _)| key);
+    let mut runs = Vec::new();
+    let mut start = 0;
+    while let Some(&(key, _)) = keys.get(start) {
+        // The keys below the next block's first position.
+        let (seeds, block) = block_of_key(key, &block_size);
+        let end = pack(seeds, (block + 1) * u64::from(block_size(seeds)));
+        let len = keys[start..].partition_point(|&(k, _)| k < end);
+        runs.push(start..start + len);
+        start += len;
+    }
+    (keys, runs)
+}
+
+/// The layer and block of a key of [`by_block`].
+pub(crate) fn block_of_key(key: u64, block_size: impl Fn(u32) -> u32) -> (u32, u64) {
+    let (seeds, idx) = unpack(key);
+    (seeds, idx / u64::from(block_size(seeds)))
+}
+
 /// The layers of one rule set in one database folder.
 pub struct Database {
     /// The values (the marker files) and their distances (the companions). A layer without
@@ -416,32 +451,13 @@ impl Database {
     /// The values of `boards`, every layer present, grouped by block (see
     /// [`Database::values_many`]).
     fn values_by_block(&self, boards: &[Board]) -> Result<Vec<i8>, StoreError> {
-        // (layer and index packed, where the answer goes), sorted so a block's lookups are
-        // adjacent: 16 bytes an entry, ranked and sorted in parallel (with 24-byte tuples
-        // ranked on one thread, these were a fifth of a million random boards' time).
-        let mut keys: Vec<(u64, usize)> = boards
+        let block_size = |seeds| self.layer(seeds).expect("checked above").block_size();
+        let (keys, runs) = by_block(boards, block_size);
+        let answers: Vec<Vec<(usize, i8)>> = runs
             .par_iter()
-            .enumerate()
-            .map(|(at, b)| (pack(b.seeds(), index::rank(b)), at))
-            .collect();
-        keys.par_sort_unstable_by_key(|&(key, _)| key);
-        let block_of = |&(key, _): &(u64, usize)| {
-            let (seeds, idx) = unpack(key);
-            let layer = self.layer(seeds).expect("checked above");
-            (seeds, idx / u64::from(layer.block_size()))
-        };
-        let mut groups: Vec<&[(u64, usize)]> = Vec::new();
-        let mut rest = &keys[..];
-        while let Some(first) = rest.first() {
-            let key = block_of(first);
-            let len = rest.iter().take_while(|k| block_of(k) == key).count();
-            groups.push(&rest[..len]);
-            rest = &rest[len..];
-        }
-        let answers: Vec<Vec<(usize, i8)>> = groups
-            .par_iter()
-            .map(|group| {
-                let (seeds, block) = block_of(&group[0]);
+            .map(|run| {
+                let group = &keys[run.clone()];
+                let (seeds, block) = block_of_key(group[0].0, block_size);
                 let layer = self.layer(seeds).expect("checked above");
                 let values = layer.read_block(block)?;
                 let base = block * u64::from(layer.block_size());

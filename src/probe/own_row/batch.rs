@@ -15,8 +15,7 @@
 
 use super::{raise_the_only_reaching, OwnRowAnswer, OwnRowMove, OwnRowTables};
 use crate::board::{to_bits, Board};
-use crate::index;
-use crate::probe::{pack, unpack, BoundsDatabase, ProbeError};
+use crate::probe::{block_of_key, by_block, unpack, BoundsDatabase, ProbeError};
 use crate::rules::{MoveList, Turn};
 use crate::solve::own_row::proof_search::{InLayer, Leaves, Search, Tree, Tri};
 use crate::solve::own_row::{search_history, Proof};
@@ -329,33 +328,13 @@ fn pairs_many<'f>(
             })
             .collect();
     }
-    let mut keys: Vec<(u64, usize)> = boards
+    let block_size = |seeds| files_of(seeds).1.block_size();
+    let (keys, runs) = by_block(boards, block_size);
+    let answers: Vec<Vec<(usize, (i8, i8))>> = runs
         .par_iter()
-        .enumerate()
-        .map(|(at, b)| (pack(b.seeds(), index::rank(b)), at))
-        .collect();
-    keys.par_sort_unstable_by_key(|&(key, _)| key);
-    let block_of = |&(key, _): &(u64, usize)| {
-        let (seeds, idx) = unpack(key);
-        (seeds, idx / u64::from(files_of(seeds).1.block_size()))
-    };
-    let mut groups: Vec<&[(u64, usize)]> = Vec::new();
-    let mut rest = &keys[..];
-    while let Some(first) = rest.first() {
-        // The keys below the next block's first position, found by bisection.
-        let (seeds, block) = block_of(first);
-        let end = pack(
-            seeds,
-            (block + 1) * u64::from(files_of(seeds).1.block_size()),
-        );
-        let len = rest.partition_point(|&(key, _)| key < end);
-        groups.push(&rest[..len]);
-        rest = &rest[len..];
-    }
-    let answers: Vec<Vec<(usize, (i8, i8))>> = groups
-        .par_iter()
-        .map(|group| {
-            let (seeds, block) = block_of(&group[0]);
+        .map(|run| {
+            let group = &keys[run.clone()];
+            let (seeds, block) = block_of_key(group[0].0, block_size);
             let (low, high) = files_of(seeds);
             if low.block_size() != high.block_size() {
                 // Files written apart (a pair's files are written with one block size):
