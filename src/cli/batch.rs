@@ -49,6 +49,11 @@ impl Line {
             Line::Text(t) => Ok(Some(t)),
         }
     }
+    /// The line's board text, or why it has none: a line that is not text, or a blank
+    /// line (`"blank line"`: its answer is a blank line, written by the batch loop).
+    pub fn board(&self) -> std::result::Result<&str, String> {
+        self.board_text()?.ok_or_else(|| "blank line".into())
+    }
     fn is_blank(&self) -> bool {
         matches!(self, Line::Text(t) if t.trim().is_empty())
     }

@@ -104,16 +104,12 @@ fn batch_answers(
         Vec::with_capacity(lines.len());
     let mut pending: Vec<(usize, Board)> = Vec::new();
     for (i, line) in lines.iter().enumerate() {
-        let text = match line.board_text() {
+        let text = match line.board() {
+            Ok(t) => t,
             Err(why) => {
                 results.push(Some(Err(why)));
                 continue;
             }
-            Ok(None) => {
-                results.push(Some(Err("blank line".into())));
-                continue;
-            }
-            Ok(Some(t)) => t,
         };
         let board = match parse_board(text) {
             Ok(b) => b,

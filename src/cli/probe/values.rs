@@ -182,16 +182,12 @@ fn answer_lines(
     // For each line answered in the grouped pass: its board, its moves, where its values start.
     let mut pending: Vec<(usize, Board, awari::MoveList, usize)> = Vec::new();
     for (i, line) in lines.iter().enumerate() {
-        let line = match line.board_text() {
+        let line = match line.board() {
+            Ok(t) => t,
             Err(why) => {
                 results.push(Some(Err(why)));
                 continue;
             }
-            Ok(None) => {
-                results.push(Some(Err("blank line".into())));
-                continue;
-            }
-            Ok(Some(t)) => t,
         };
         let board = match parse_board(line).and_then(|b| check_captured(&b, captured).map(|_| b)) {
             Ok(b) => b,
