@@ -28,6 +28,9 @@
 //! one place (`header.rs`).
 
 mod cache;
+// Not yet read or written by the store's files: the next step gives it a format version.
+#[allow(dead_code)]
+mod context_coder;
 mod header;
 mod reader;
 pub(crate) mod varint;
