@@ -120,6 +120,11 @@ pub struct BuildArgs {
     /// zstd compression level of the blocks (1..=22).
     #[arg(long, default_value_t = 9, value_parser = clap::value_parser!(i32).range(1..=22))]
     pub zstd_level: i32,
+    /// How the values' blocks are coded: `zstd` (format version 1), or `context`, a
+    /// context model of the layer with an ANS coder (format version 2, about 13% smaller;
+    /// only where a layer's values are written whole, by the in-memory pass).
+    #[arg(long, value_enum, default_value_t = CodecArg::Zstd)]
+    pub codec: CodecArg,
     /// No progress bars.
     #[arg(long, short)]
     pub quiet: bool,
@@ -380,4 +385,22 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// `--codec`: how the values' blocks are coded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum CodecArg {
+    /// zstd blocks (format version 1).
+    Zstd,
+    /// A context model and an ANS coder (format version 2).
+    Context,
+}
+
+impl From<CodecArg> for awari::store::Codec {
+    fn from(c: CodecArg) -> Self {
+        match c {
+            CodecArg::Zstd => awari::store::Codec::Zstd,
+            CodecArg::Context => awari::store::Codec::Context,
+        }
+    }
 }

@@ -99,6 +99,7 @@ fn build_options(tables: &TableArgs, args: &BuildArgs) -> Result<BuildOptions> {
         write: WriteOptions {
             block_size: args.block_size,
             zstd_level: args.zstd_level,
+            codec: args.codec.into(),
         },
         tables: tables.kind(),
         search_budget: tables.search_budget,
