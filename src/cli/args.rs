@@ -114,9 +114,10 @@ pub struct BuildArgs {
     /// Default: the machine's physical memory.
     #[arg(long, allow_hyphen_values = true)]
     pub memory_limit: Option<f64>,
-    /// Positions per compressed block.
-    #[arg(long, default_value_t = awari::store::DEFAULT_BLOCK)]
-    pub block_size: u32,
+    /// Positions per compressed block [default: 16384 for zstd, 4096 for --codec context,
+    /// whose blocks take longer to decode]
+    #[arg(long)]
+    pub block_size: Option<u32>,
     /// zstd compression level of the blocks (1..=22).
     #[arg(long, default_value_t = 9, value_parser = clap::value_parser!(i32).range(1..=22))]
     pub zstd_level: i32,

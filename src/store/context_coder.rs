@@ -19,6 +19,7 @@ use constriction::stream::model::{
 };
 use constriction::stream::stack::SmallAnsCoder;
 use constriction::stream::{Decode, Encode};
+use rayon::prelude::*;
 
 /// Bits of a quantized frequency: each context's frequencies sum to `1 << PRECISION`.
 const PRECISION: u32 = 12;
@@ -263,6 +264,39 @@ impl Model {
         }
         Ok(out)
     }
+}
+
+/// How the blocks of a values table are coded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Codec {
+    /// Each block one zstd frame at [`super::WriteOptions::zstd_level`] (format version 1).
+    #[default]
+    Zstd,
+    /// Each block one ANS stream under a context model of the whole layer, kept in the
+    /// file (format version 2; docs/format.md): 11% smaller than zstd at level 9 at the
+    /// awari rules' layers 20..=24, but a block decodes about four times slower, so it goes
+    /// with blocks of [`super::CONTEXT_BLOCK`] positions.
+    Context,
+}
+
+/// The context model of a layer's values, counted block by block as they will be coded.
+pub(crate) fn layer_model(seeds: u32, bytes: &[u8], block_size: u32) -> Model {
+    let counts = bytes
+        .par_chunks(block_size as usize)
+        .fold(
+            || Counts::new(seeds),
+            |mut c, block| {
+                c.add(&as_values(block));
+                c
+            },
+        )
+        .reduce(|| Counts::new(seeds), |a, b| a.merge(&b));
+    Model::from_counts(&counts)
+}
+
+/// A block's bytes as the values they hold.
+pub(crate) fn as_values(bytes: &[u8]) -> Vec<i8> {
+    bytes.iter().map(|&b| b as i8).collect()
 }
 
 #[cfg(test)]

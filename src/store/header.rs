@@ -9,7 +9,7 @@ use xxhash_rust::xxh3::xxh3_64;
 /// First bytes of every table file.
 pub const MAGIC: [u8; 8] = *b"AWARIDB\0";
 /// The newest format version this program writes and reads. Version 1 files hold zstd
-/// blocks (or none); version 2 adds the context-model codec ([`COMPRESSION_CONTEXT`]), and a
+/// blocks (or none); version 2 adds the context-model codec ([`crate::store::Codec::Context`]), and a
 /// file is version 2 exactly when it uses it, so a file of zstd blocks is written byte for
 /// byte as before.
 pub const VERSION: u32 = 2;

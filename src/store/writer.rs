@@ -1,7 +1,7 @@
 //! Writing a layer file: compress blocks in parallel, write under a temporary name, sync,
 //! rename.
 
-use super::context_coder::{Counts, Model};
+use super::context_coder::{as_values, layer_model, Codec, Model};
 use super::header::Header;
 use super::zstd_contexts;
 use super::*;
@@ -32,18 +32,6 @@ impl Default for WriteOptions {
             codec: Codec::Zstd,
         }
     }
-}
-
-/// How the blocks of a values table are coded.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Codec {
-    /// Each block one zstd frame at [`WriteOptions::zstd_level`] (format version 1).
-    #[default]
-    Zstd,
-    /// Each block one ANS stream under a context model of the whole layer, kept in the
-    /// file (format version 2; docs/format.md): about 13% smaller than zstd at level 9
-    /// on big layers, a block decoded in about three times zstd's time.
-    Context,
 }
 
 /// What [`write_layer`] wrote.
@@ -112,26 +100,6 @@ pub fn write_table(
     let mut w = TableWriter::create_coded(db, rules, summary.seeds, kind, opts, model)?;
     w.append(bytes)?;
     w.finish(summary)
-}
-
-/// The context model of a layer's values, counted block by block as they will be coded.
-fn layer_model(seeds: u32, bytes: &[u8], block_size: u32) -> Model {
-    let counts = bytes
-        .par_chunks(block_size as usize)
-        .fold(
-            || Counts::new(seeds),
-            |mut c, block| {
-                c.add(&as_values(block));
-                c
-            },
-        )
-        .reduce(|| Counts::new(seeds), |a, b| a.merge(&b));
-    Model::from_counts(&counts)
-}
-
-/// A block's bytes as the values they hold.
-fn as_values(bytes: &[u8]) -> Vec<i8> {
-    bytes.iter().map(|&b| b as i8).collect()
 }
 
 /// A table written block by block, for a pass that never holds the whole layer: the
