@@ -4,7 +4,9 @@
 //! default) and with the files memory-mapped (`Database::open_mapped`).
 //!
 //! `cargo bench --bench probe`. Builds layers 0..=16 of `awari` into a temporary folder first
-//! (about 10 s). Figures are per probe.
+//! (about 10 s). Figures are per probe. `AWARI_BENCH_CODEC=context` builds the values with
+//! the context-model codec instead of zstd, and `AWARI_BENCH_BLOCK=N` with blocks of N
+//! positions, to compare the probes of both.
 
 use awari::build::{build, BuildOptions};
 use awari::{Database, Rules};
@@ -18,7 +20,16 @@ const LAYER: u32 = 16;
 
 fn bench_probe(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("temp dir");
-    let opts = BuildOptions::new(dir.path().to_path_buf(), Rules::AWARI, LAYER);
+    let mut opts = BuildOptions::new(dir.path().to_path_buf(), Rules::AWARI, LAYER);
+    if std::env::var("AWARI_BENCH_CODEC").as_deref() == Ok("context") {
+        opts.write.codec = awari::store::Codec::Context;
+    }
+    if let Some(block) = std::env::var("AWARI_BENCH_BLOCK")
+        .ok()
+        .and_then(|b| b.parse().ok())
+    {
+        opts.write.block_size = block;
+    }
     build(&opts, &awari::solve::Quiet).expect("build");
     let sample = common::positions(LAYER, 4096, 0x2545_F491_4F6C_DD1D);
     let mut group = c.benchmark_group("probe");

@@ -268,6 +268,7 @@ mod files {
             write: WriteOptions {
                 block_size: 1000,
                 zstd_level: 3,
+                ..WriteOptions::default()
             },
             tables: Tables::Bounds,
             ..BuildOptions::new(db, Rules::ABAPA, max_seeds)

@@ -200,6 +200,106 @@ fn extreme_block_sizes_and_compression_levels_round_trip() {
 }
 
 #[test]
+fn values_coded_by_a_context_model_read_back_as_built() {
+    // The default block size (one block up to layer 8), small blocks, and one position a
+    // block (every block a stream of one value).
+    for block_size in [store::DEFAULT_BLOCK, 64, 1] {
+        let dir = TempDir::new().unwrap();
+        let mut opts = options(dir.path(), 10, block_size, Some(2));
+        opts.write.codec = store::Codec::Context;
+        build::build(&opts, &awari::solve::Quiet).unwrap();
+        let db = Database::open(dir.path(), RULES).unwrap();
+        for n in 0..=10u32 {
+            let want = &expected()[n as usize];
+            let bytes = fs::read(path_of(dir.path(), n)).unwrap();
+            let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
+            assert_eq!(
+                (version, bytes[14]),
+                (2, 3),
+                "layer {n}: version 2, codec 3"
+            );
+            let file = db.layer(n).unwrap();
+            assert_eq!(
+                &file.read_all().unwrap(),
+                want,
+                "layer {n}, blocks of {block_size}"
+            );
+            assert_eq!(file.summary(), &file.recount().unwrap());
+            for (i, board) in index::walk(n, 0, index::size(n)).step_by(7) {
+                assert_eq!(db.value(&board).unwrap(), want[i as usize], "{board}");
+            }
+            // The distances stay zstd: the codec is the values'.
+            let distances = fs::read(store::table_path(
+                dir.path(),
+                RULES,
+                n,
+                TableKind::Distances,
+            ));
+            if let Ok(d) = distances {
+                assert_eq!((d[8], d[14]), (1, 1), "layer {n}'s distances");
+            }
+        }
+    }
+    // Smaller than zstd's where there is something to code, with the default blocks.
+    let coded = TempDir::new().unwrap();
+    let mut opts = options(coded.path(), 10, store::DEFAULT_BLOCK, Some(2));
+    opts.write.codec = store::Codec::Context;
+    build::build(&opts, &awari::solve::Quiet).unwrap();
+    let plain = fresh_db(10, store::DEFAULT_BLOCK);
+    let len = |dir: &Path| fs::metadata(path_of(dir, 10)).unwrap().len();
+    assert!(
+        len(coded.path()) < len(plain.path()),
+        "layer 10: {} bytes coded, {} with zstd",
+        len(coded.path()),
+        len(plain.path())
+    );
+}
+
+#[test]
+fn a_damaged_context_model_or_a_codec_byte_at_odds_with_the_version_is_refused() {
+    let dir = TempDir::new().unwrap();
+    let mut opts = options(dir.path(), 6, 64, Some(2));
+    opts.write.codec = store::Codec::Context;
+    build::build(&opts, &awari::solve::Quiet).unwrap();
+    let good = fs::read(path_of(dir.path(), 6)).unwrap();
+    let blocks = u64_at(&good, 32) as usize;
+    let header_end = FIXED_HEADER + 8 * (blocks + 1) + 8 * blocks + 8;
+    let first_block = u64_at(&good, FIXED_HEADER) as usize;
+    assert!(first_block > header_end + 8, "the model lies between them");
+    let scratch = TempDir::new().unwrap();
+    // Every byte of the model and of its checksum.
+    for at in header_end..first_block {
+        let mut bad = good.clone();
+        bad[at] ^= 0x10;
+        let case = format!(
+            "model byte {} of {}",
+            at - header_end,
+            first_block - header_end
+        );
+        let err = open_bytes(scratch.path(), &bad, RULES, 6, &case);
+        assert!(
+            matches!(err, StoreError::Corrupted { .. }),
+            "{case}: {err:?}"
+        );
+        assert!(err.to_string().contains("context model"), "{case}: {err}");
+    }
+    // Codec 1 under version 2, or codec 3 under version 1 (header checksum recomputed, as
+    // a writer with a bug would): refused as a version this program does not read.
+    for (version, codec) in [(2u32, 1u8), (1, 3)] {
+        let mut bad = good.clone();
+        bad[8..12].copy_from_slice(&version.to_le_bytes());
+        bad[14] = codec;
+        reseal(&mut bad);
+        let case = format!("version {version} with codec {codec}");
+        let err = open_bytes(scratch.path(), &bad, RULES, 6, &case);
+        assert!(
+            matches!(err, StoreError::Version { found, .. } if found == version),
+            "{case}: {err:?}"
+        );
+    }
+}
+
+#[test]
 fn header_summary_equals_recount_and_counts_add_up() {
     let dir = TempDir::new().unwrap();
     let reports = build_db(dir.path(), 8, 64);

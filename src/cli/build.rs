@@ -1,7 +1,7 @@
 //! `awari build`: every missing layer of the values or of the bounds, through the one
 //! library entry point ([`awari::build::build`]).
 
-use super::args::{BuildArgs, LeanArgs, TableArgs};
+use super::args::{BuildArgs, CodecArg, LeanArgs, TableArgs};
 use super::output::{self, say, tell};
 use super::progress::{BuildProgress, NO_LAYER};
 use anyhow::{bail, Context, Result};
@@ -85,7 +85,11 @@ fn refine_refused(build: &BuildArgs) -> Result<()> {
 
 /// The options of `build` both kinds of table take, checked.
 fn build_options(tables: &TableArgs, args: &BuildArgs) -> Result<BuildOptions> {
-    if args.block_size == 0 {
+    let block_size = args.block_size.unwrap_or(match args.codec {
+        CodecArg::Zstd => awari::store::DEFAULT_BLOCK,
+        CodecArg::Context => awari::store::CONTEXT_BLOCK,
+    });
+    if block_size == 0 {
         bail!("--block-size must be at least 1");
     }
     if let Some(limit) = args.memory_limit {
@@ -97,8 +101,9 @@ fn build_options(tables: &TableArgs, args: &BuildArgs) -> Result<BuildOptions> {
         threads: args.threads.map(usize::from),
         memory_limit: args.memory_limit.map(|g| (g * (1u64 << 30) as f64) as u64),
         write: WriteOptions {
-            block_size: args.block_size,
+            block_size,
             zstd_level: args.zstd_level,
+            codec: args.codec.into(),
         },
         tables: tables.kind(),
         search_budget: tables.search_budget,

@@ -132,6 +132,7 @@ mod tests {
         let opts = WriteOptions {
             block_size: 100,
             zstd_level: 1,
+            codec: crate::store::Codec::Zstd,
         };
         write_layer(dir, Rules::AWARI, N, &values, opts).unwrap();
         let path = layer_path(dir, Rules::AWARI, N);
@@ -160,6 +161,7 @@ mod tests {
         let opts = WriteOptions {
             block_size: 100,
             zstd_level: 1,
+            codec: crate::store::Codec::Zstd,
         };
         let open = |kind, values: &[i8]| {
             let bytes: Vec<u8> = values.iter().map(|&v| v as u8).collect();

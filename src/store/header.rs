@@ -8,8 +8,13 @@ use xxhash_rust::xxh3::xxh3_64;
 
 /// First bytes of every table file.
 pub const MAGIC: [u8; 8] = *b"AWARIDB\0";
-/// The format version this program writes and reads.
-pub const VERSION: u32 = 1;
+/// The newest format version this program writes and reads. Version 1 files hold zstd
+/// blocks (or none); version 2 adds the context-model codec ([`crate::store::Codec::Context`]), and a
+/// file is version 2 exactly when it uses it, so a file of zstd blocks is written byte for
+/// byte as before.
+pub const VERSION: u32 = 2;
+/// The version of a file that does not use the context-model codec.
+pub(crate) const VERSION_ZSTD: u32 = 1;
 /// Index kind 1: every placement of the layer's seeds (stars and bars).
 pub(crate) const INDEX_FULL: u8 = 1;
 /// Compression 1: each block is one zstd frame.
@@ -22,6 +27,10 @@ pub(crate) const COMPRESSION_NONE: u8 = 0;
 /// same number (the same positions hold the same bytes there: an exact stretch), its
 /// checksum the low block's. An exact layer's pair thus costs one file of blocks.
 pub(crate) const COMPRESSION_SHARED: u8 = 2;
+/// Compression 3, only for values (format version 2): each block is one ANS stream under
+/// the layer's context model (`context_coder`), which lies between the header and the
+/// first block, followed by its own xxh3-64 checksum.
+pub(crate) const COMPRESSION_CONTEXT: u8 = 3;
 
 /// Byte offsets of the fixed fields.
 mod at {
@@ -104,6 +113,14 @@ impl Header {
         }
     }
 
+    /// The header of a values table coded by its context model ([`COMPRESSION_CONTEXT`]).
+    pub fn coded(rules: Rules, kind: TableKind, block_size: u32, summary: &LayerSummary) -> Header {
+        Header {
+            compression: COMPRESSION_CONTEXT,
+            ..Header::new(rules, kind, block_size, summary)
+        }
+    }
+
     /// The header of a pair's high file some of whose blocks are its low file's
     /// ([`COMPRESSION_SHARED`]).
     pub fn sharing(
@@ -130,14 +147,24 @@ impl Header {
         FIXED_LEN + 8 * (blocks as usize + 1) + 8 * blocks as usize
     }
 
-    /// The whole header for compressed blocks of these lengths and checksums.
-    pub fn encode(&self, block_lens: &[u64], block_sums: &[u64]) -> Vec<u8> {
+    /// The format version of a file with this header.
+    pub fn version(&self) -> u32 {
+        if self.compression == COMPRESSION_CONTEXT {
+            VERSION
+        } else {
+            VERSION_ZSTD
+        }
+    }
+
+    /// The whole header for compressed blocks of these lengths and checksums, the first
+    /// block `gap` bytes after the header (the context model's room, 0 for other codecs).
+    pub fn encode(&self, gap: u64, block_lens: &[u64], block_sums: &[u64]) -> Vec<u8> {
         assert_eq!(block_lens.len() as u64, self.blocks);
         assert_eq!(block_sums.len() as u64, self.blocks);
         let len = Self::len_with_tables(self.blocks);
         let mut h = Vec::with_capacity(len);
         h.extend_from_slice(&MAGIC);
-        h.extend_from_slice(&VERSION.to_le_bytes());
+        h.extend_from_slice(&self.version().to_le_bytes());
         h.extend_from_slice(&[
             self.rules_code,
             self.index_kind,
@@ -152,7 +179,7 @@ impl Header {
             h.extend_from_slice(&c.to_le_bytes());
         }
         debug_assert_eq!(h.len(), FIXED_LEN);
-        let mut offset = len as u64;
+        let mut offset = len as u64 + gap;
         h.extend_from_slice(&offset.to_le_bytes());
         for l in block_lens {
             offset += l;
@@ -176,14 +203,14 @@ impl Header {
             return Err(FixedProblem::Short);
         }
         let version = u32_at(bytes, at::VERSION);
-        if version != VERSION {
+        if version != VERSION && version != VERSION_ZSTD {
             return Err(FixedProblem::Version(version));
         }
         let mut histogram = [0u64; HISTOGRAM_LEN];
         for (i, h) in histogram.iter_mut().enumerate() {
             *h = u64_at(bytes, at::HISTOGRAM + 8 * i);
         }
-        Ok(Header {
+        let header = Header {
             rules_code: bytes[at::RULES],
             index_kind: bytes[at::INDEX_KIND],
             compression: bytes[at::COMPRESSION],
@@ -193,7 +220,13 @@ impl Header {
             positions: u64_at(bytes, at::POSITIONS),
             blocks: u64_at(bytes, at::BLOCKS),
             histogram,
-        })
+        };
+        // The version and the codec go together: a mismatch is damage, told as a version
+        // this program does not read.
+        if header.version() != version {
+            return Err(FixedProblem::Version(version));
+        }
+        Ok(header)
     }
 
     /// Whether the sizes agree with each other, so the block table can be located. A
@@ -247,7 +280,7 @@ mod tests {
         let header = Header::new(Rules::ABAPA, TableKind::Values, 7, &summary);
         let lens: Vec<u64> = (0..header.blocks).map(|b| 3 + b % 5).collect();
         let sums: Vec<u64> = (0..header.blocks).map(|b| b * 31 + 5).collect();
-        let bytes = header.encode(&lens, &sums);
+        let bytes = header.encode(0, &lens, &sums);
         assert_eq!(bytes.len(), Header::len_with_tables(header.blocks));
         assert_eq!(Header::decode_fixed(&bytes), Ok(header.clone()));
         assert!(header.sizes_agree());
@@ -270,7 +303,7 @@ mod tests {
         let header = Header::without_entries(Rules::AWARI, TableKind::Distances, 16, &summary);
         assert_eq!((header.blocks, header.compression), (0, COMPRESSION_NONE));
         assert!(header.sizes_agree());
-        let bytes = header.encode(&[], &[]);
+        let bytes = header.encode(0, &[], &[]);
         assert_eq!(Header::decode_fixed(&bytes), Ok(header.clone()));
         assert!(BlockTable::decode(&bytes, 0).is_some());
         let zstd_without_blocks = Header {
@@ -294,7 +327,13 @@ mod tests {
         assert_eq!(Header::decode_fixed(&MAGIC), Err(FixedProblem::Short));
         let mut future = vec![0u8; FIXED_LEN];
         future[..8].copy_from_slice(&MAGIC);
+        future[8..12].copy_from_slice(&3u32.to_le_bytes());
+        assert_eq!(Header::decode_fixed(&future), Err(FixedProblem::Version(3)));
+        // Version 2 is the context-model codec's alone.
         future[8..12].copy_from_slice(&2u32.to_le_bytes());
+        future[14] = COMPRESSION_ZSTD;
         assert_eq!(Header::decode_fixed(&future), Err(FixedProblem::Version(2)));
+        future[14] = COMPRESSION_CONTEXT;
+        assert!(Header::decode_fixed(&future).is_ok());
     }
 }

@@ -1,7 +1,7 @@
 //! Table files: per layer per rule set, the values `DIR/<rules>/layer-NN.awdb` and the
 //! distances `DIR/<rules>/layer-NN.awdz` ([`TableKind`]), in one format.
 //!
-//! # Format (version 1, little-endian)
+//! # Format (versions 1 and 2, little-endian)
 //!
 //! | offset | bytes | field |
 //! |---|---|---|
@@ -9,7 +9,7 @@
 //! | 8 | 4 | format version |
 //! | 12 | 1 | rules code ([`Rules::code`]) |
 //! | 13 | 1 | index kind (1: every placement, stars and bars) |
-//! | 14 | 1 | compression (1: zstd; 0: no entries and no blocks, only for a distances table; 2: zstd, a block of length 0 being the low file's, only for the high file of a pair) |
+//! | 14 | 1 | compression (1: zstd; 0: no entries and no blocks, only for a distances table; 2: zstd, a block of length 0 being the low file's, only for the high file of a pair; 3: the values' context model, format version 2, the model between the header and the first block) |
 //! | 15 | 1 | table kind (1: values, one `i8` a position; 2: distances, one `u8`; 3 and 4: the low and high bounds, one `i8` each) |
 //! | 16 | 4 | seeds on the board (the layer) |
 //! | 20 | 4 | positions per block |
@@ -28,6 +28,7 @@
 //! one place (`header.rs`).
 
 mod cache;
+mod context_coder;
 mod header;
 mod reader;
 pub(crate) mod varint;
@@ -35,6 +36,7 @@ mod writer;
 pub(crate) mod zstd_contexts;
 
 pub(crate) use cache::{BlockCache, CACHE_BLOCKS};
+pub use context_coder::Codec;
 pub use reader::LayerFile;
 pub(crate) use writer::{
     compress_blocks, write_pair, write_without_entries, PairWriter, TableWriter,
@@ -52,6 +54,10 @@ pub(crate) const HISTOGRAM_LEN: usize = 2 * MAX_SEEDS as usize + 1;
 /// Default positions per block: docs/format.md ("Block size and encoding") has the
 /// measurements behind it.
 pub const DEFAULT_BLOCK: u32 = 1 << 14;
+/// Positions per block for values coded by their context model ([`Codec::Context`]): its
+/// blocks decode about four times slower than zstd's, so a quarter of the size keeps a
+/// cold probe where zstd's is (docs/format.md).
+pub const CONTEXT_BLOCK: u32 = 1 << 12;
 
 /// What a table file holds, one byte per position (the header's encoding byte).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -6,9 +6,10 @@
 //! returns an error. Mapping stays available as an `unsafe` opt-in
 //! ([`LayerFile::open_mapped`]) for callers who can promise the files will not change.
 
+use super::context_coder::Model;
 use super::header::{
-    BlockTable, FixedProblem, Header, COMPRESSION_NONE, COMPRESSION_SHARED, COMPRESSION_ZSTD,
-    FIXED_LEN, INDEX_FULL,
+    BlockTable, FixedProblem, Header, COMPRESSION_CONTEXT, COMPRESSION_NONE, COMPRESSION_SHARED,
+    COMPRESSION_ZSTD, FIXED_LEN, INDEX_FULL,
 };
 use super::zstd_contexts;
 use super::{histogram_bucket, LayerSummary, StoreError, TableKind, HISTOGRAM_LEN};
@@ -45,6 +46,8 @@ pub struct LayerFile {
     low: Option<Box<LayerFile>>,
     /// Whether this is such a high file (its header's compression code is 2).
     shares: bool,
+    /// The context model of a values file coded by it (compression code 3).
+    model: Option<Model>,
 }
 
 thread_local! {
@@ -133,6 +136,7 @@ impl LayerFile {
             entries: true,
             low: None,
             shares: false,
+            model: None,
         };
         file.len = match &file.source {
             Source::Read(f) => f.metadata().map_err(|e| io_error(path, e))?.len(),
@@ -152,7 +156,27 @@ impl LayerFile {
         if file.shares {
             file.low = Some(Box::new(file.open_low(rules)?));
         }
+        if header.compression == COMPRESSION_CONTEXT {
+            file.model = Some(file.read_model()?);
+        }
         Ok(file)
+    }
+
+    /// The context model between the header and the first block, checked against the
+    /// checksum that follows it.
+    fn read_model(&self) -> Result<Model, StoreError> {
+        let start = Header::len_with_tables(self.blocks()) as u64;
+        let end = self.table.offsets[0];
+        if end < start + 8 {
+            return Err(self.corrupted("no room for its context model".into()));
+        }
+        let bytes = self.read_at(start, (end - start) as usize)?;
+        let (model, sum) = bytes.split_at(bytes.len() - 8);
+        if xxh3_64(model).to_le_bytes() != sum {
+            return Err(self.corrupted("its context model fails its checksum".into()));
+        }
+        Model::from_bytes(self.seeds, model)
+            .map_err(|e| self.corrupted(format!("its context model is unusable: {e}")))
     }
 
     /// The low file beside this high file that shares its blocks, opened as this one was
@@ -257,6 +281,7 @@ impl LayerFile {
         }
         // Only a distances table may keep no entries: a layer's values are always kept.
         let compression_known = header.compression == COMPRESSION_ZSTD
+            || (header.compression == COMPRESSION_CONTEXT && kind == TableKind::Values)
             || (header.compression == COMPRESSION_NONE && kind == TableKind::Distances)
             || (header.compression == COMPRESSION_SHARED && kind.low_of_pair().is_some());
         if header.index_kind != INDEX_FULL || !compression_known {
@@ -492,6 +517,14 @@ impl LayerFile {
     /// The bytes of one block, checked against its checksum and the table kind's range.
     pub fn read_block_bytes(&self, block: u64) -> Result<Vec<u8>, StoreError> {
         let want = self.block_len(block.min(self.blocks().saturating_sub(1)));
+        if let Some(model) = &self.model {
+            let values = self
+                .with_checked_block(block, |data| model.decode(data, want))?
+                .map_err(|e| self.corrupted(format!("block {block} does not decode: {e}")))?;
+            let bytes: Vec<u8> = values.into_iter().map(|v| v as u8).collect();
+            self.check_range(block, &bytes)?;
+            return Ok(bytes);
+        }
         let mut bytes = vec![0u8; want];
         let got = self.with_checked_block(block, |data| {
             zstd_contexts::decompress_to_buffer(data, &mut bytes[..])

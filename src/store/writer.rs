@@ -1,6 +1,7 @@
 //! Writing a layer file: compress blocks in parallel, write under a temporary name, sync,
 //! rename.
 
+use super::context_coder::{as_values, layer_model, Codec, Model};
 use super::header::Header;
 use super::zstd_contexts;
 use super::*;
@@ -18,6 +19,9 @@ pub struct WriteOptions {
     pub block_size: u32,
     /// zstd level, 1..=22.
     pub zstd_level: i32,
+    /// How a values table written whole ([`write_layer`], [`write_table`]) codes its
+    /// blocks; every other table, and a table written block by block, uses zstd.
+    pub codec: Codec,
 }
 
 impl Default for WriteOptions {
@@ -25,6 +29,7 @@ impl Default for WriteOptions {
         WriteOptions {
             block_size: DEFAULT_BLOCK,
             zstd_level: 9,
+            codec: Codec::Zstd,
         }
     }
 }
@@ -90,7 +95,9 @@ pub fn write_table(
     opts: WriteOptions,
 ) -> Result<WrittenLayer, StoreError> {
     assert_eq!(bytes.len() as u64, index::size(summary.seeds));
-    let mut w = TableWriter::create(db, rules, summary.seeds, kind, opts)?;
+    let model = (kind == TableKind::Values && opts.codec == Codec::Context)
+        .then(|| layer_model(summary.seeds, bytes, opts.block_size));
+    let mut w = TableWriter::create_coded(db, rules, summary.seeds, kind, opts, model)?;
     w.append(bytes)?;
     w.finish(summary)
 }
@@ -115,15 +122,33 @@ pub(crate) struct TableWriter {
     positions: u64,
     /// Whether a block was left to the pair's low file ([`PairWriter`]).
     shares: bool,
+    /// The context model the blocks are coded with, kept between the header and the
+    /// first block; None for zstd.
+    model: Option<Model>,
+    /// The model's room in the file: its bytes and their checksum.
+    gap: u64,
 }
 
 impl TableWriter {
+    /// A table of zstd blocks, written block by block.
     pub fn create(
         db: &Path,
         rules: Rules,
         seeds: u32,
         kind: TableKind,
         opts: WriteOptions,
+    ) -> Result<TableWriter, StoreError> {
+        Self::create_coded(db, rules, seeds, kind, opts, None)
+    }
+
+    /// A table whose blocks are coded by `model`, or by zstd where it is None.
+    fn create_coded(
+        db: &Path,
+        rules: Rules,
+        seeds: u32,
+        kind: TableKind,
+        opts: WriteOptions,
+        model: Option<Model>,
     ) -> Result<TableWriter, StoreError> {
         let path = table_path(db, rules, seeds, kind);
         fs::create_dir_all(rules_dir(db, rules)).map_err(|source| StoreError::Io {
@@ -145,12 +170,21 @@ impl TableWriter {
             partial: Vec::new(),
             positions: 0,
             shares: false,
+            model: None,
+            gap: 0,
         };
         let file = File::create(&tmp).map_err(|e| w.tmp_error(e))?;
         let mut out = BufWriter::with_capacity(1 << 20, file);
-        // Room for the header, written last.
+        // Room for the header, written last; then the model, if any, and its checksum.
         let room = vec![0u8; Header::len_with_tables(blocks)];
         out.write_all(&room).map_err(|e| w.tmp_error(e))?;
+        if let Some(model) = model {
+            let mut bytes = model.to_bytes();
+            bytes.extend_from_slice(&xxh3_64(&bytes).to_le_bytes());
+            out.write_all(&bytes).map_err(|e| w.tmp_error(e))?;
+            w.gap = bytes.len() as u64;
+            w.model = Some(model);
+        }
         w.out = Some(out);
         Ok(w)
     }
@@ -184,7 +218,13 @@ impl TableWriter {
     }
 
     fn write_blocks(&mut self, bytes: &[u8]) -> Result<(), StoreError> {
-        let blocks = compress_blocks(bytes, self.opts);
+        let blocks = match &self.model {
+            None => compress_blocks(bytes, self.opts),
+            Some(model) => bytes
+                .par_chunks(self.opts.block_size as usize)
+                .map(|block| model.encode(&as_values(block)))
+                .collect(),
+        };
         self.write_compressed(blocks.iter().map(Vec::as_slice))
     }
 
@@ -242,10 +282,12 @@ impl TableWriter {
         }
         let header = if self.shares {
             Header::sharing(self.rules, self.kind, self.opts.block_size, &summary)
+        } else if self.model.is_some() {
+            Header::coded(self.rules, self.kind, self.opts.block_size, &summary)
         } else {
             Header::new(self.rules, self.kind, self.opts.block_size, &summary)
         };
-        let header = header.encode(&self.lens, &self.sums);
+        let header = header.encode(self.gap, &self.lens, &self.sums);
         let out = self.out.take().expect("open until finish");
         if let Err(e) = finish_file(out, &header) {
             return Err(self.tmp_error(e));
@@ -443,7 +485,8 @@ pub(crate) fn write_without_entries(
         move |source| StoreError::Io { path, source }
     };
     fs::create_dir_all(rules_dir(db, rules)).map_err(io(&path))?;
-    let header = Header::without_entries(rules, kind, opts.block_size, &summary).encode(&[], &[]);
+    let header =
+        Header::without_entries(rules, kind, opts.block_size, &summary).encode(0, &[], &[]);
     let written = File::create(&tmp).and_then(|file| {
         let out = BufWriter::new(file);
         finish_file(out, &header)
@@ -550,6 +593,7 @@ mod tests {
         let opts = WriteOptions {
             block_size: 1000,
             zstd_level: 3,
+            codec: crate::store::Codec::Zstd,
         };
         let whole = tempfile::tempdir().unwrap();
         let expected = write_layer(whole.path(), Rules::AWARI, n, &values, opts).unwrap();
@@ -573,6 +617,7 @@ mod tests {
     const PAIR_OPTS: WriteOptions = WriteOptions {
         block_size: 1000,
         zstd_level: 3,
+        codec: Codec::Zstd,
     };
     const PAIR_KIND: TableKind = TableKind::OwnRowHigh(Repetition::First);
 

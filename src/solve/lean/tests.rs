@@ -35,6 +35,7 @@ fn the_reachability_game_is_the_in_memory_one() {
         let write = WriteOptions {
             block_size: 1000,
             zstd_level: 1,
+            codec: crate::store::Codec::Zstd,
         };
         for (m, pair) in lower.iter().enumerate() {
             let m = m as u32;

@@ -1,0 +1,442 @@
+//! The values' context-model codec: a static model a layer and an ANS coder a block.
+//!
+//! A value is coded given its *context*: the value stored before it in its block, and
+//! whether that value repeats the one before it (the first position of a block has a
+//! context of its own). Each context has its own distribution over the layer's `2n + 1`
+//! values, counted over the whole layer and quantized to 12-bit frequencies
+//! ([`Model::from_counts`]); the frequencies are what a file keeps of the model
+//! ([`Model::to_bytes`]), so that the coder and the decoder build the same tables from the
+//! same integers. A block is one ANS stream of 16-bit words (`constriction`'s
+//! `SmallAnsCoder`), decoded through lookup tables.
+//!
+//! Why these contexts: measured on the awari rules' layers 20..=24
+//! (`examples/codec_study.rs`), the previous value alone leaves 0.33 byte a position of the
+//! values with their don't-cares, the run flag takes it to 0.32, a second previous value in
+//! full to 0.31 at twenty times the tables; zstd, with the same don't-cares, 0.37.
+
+use constriction::stream::model::{
+    SmallContiguousCategoricalEntropyModel, SmallContiguousLookupDecoderModel,
+};
+use constriction::stream::stack::SmallAnsCoder;
+use constriction::stream::{Decode, Encode};
+use rayon::prelude::*;
+
+/// Bits of a quantized frequency: each context's frequencies sum to `1 << PRECISION`.
+const PRECISION: u32 = 12;
+const TOTAL: u32 = 1 << PRECISION;
+
+/// Why a model or a block could not be decoded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum CodecError {
+    #[error("the model holds {found} bytes where layer {seeds} needs {expected}")]
+    ModelLength {
+        seeds: u32,
+        found: usize,
+        expected: usize,
+    },
+    #[error(
+        "the model's context {context} has frequencies that are zero or do not sum to {TOTAL}"
+    )]
+    ModelFrequencies { context: usize },
+    #[error("a coded block of {0} bytes (not whole 16-bit words)")]
+    OddBlock(usize),
+    #[error("a coded block does not decode to its positions")]
+    Block,
+}
+
+/// Symbols of layer `seeds`: the values `−seeds..=seeds`.
+fn symbols(seeds: u32) -> usize {
+    2 * seeds as usize + 1
+}
+
+/// Contexts of layer `seeds`: each previous symbol, with and without a repeat, and the
+/// start of a block.
+fn contexts(seeds: u32) -> usize {
+    2 * symbols(seeds) + 1
+}
+
+/// The context of a position, from the two symbols before it in its block.
+#[inline]
+fn context(k: usize, before_prev: Option<usize>, prev: Option<usize>) -> usize {
+    match prev {
+        None => 2 * k,
+        Some(p) => p + k * usize::from(before_prev == Some(p)),
+    }
+}
+
+/// The symbol of a value of layer `seeds`.
+#[inline]
+fn symbol(seeds: u32, v: i8) -> usize {
+    (i32::from(v) + seeds as i32) as usize
+}
+
+/// Each position's context in a block, in order.
+fn block_contexts(seeds: u32, block: &[i8]) -> impl Iterator<Item = usize> + '_ {
+    let k = symbols(seeds);
+    let mut before = (None, None);
+    block.iter().map(move |&v| {
+        let c = context(k, before.0, before.1);
+        before = (before.1, Some(symbol(seeds, v)));
+        c
+    })
+}
+
+/// How often each value follows each context, over the blocks given so far.
+#[derive(Clone, Debug)]
+pub(crate) struct Counts {
+    seeds: u32,
+    /// `contexts × symbols`, row by row.
+    table: Vec<u64>,
+}
+
+impl Counts {
+    pub(crate) fn new(seeds: u32) -> Counts {
+        Counts {
+            seeds,
+            table: vec![0; contexts(seeds) * symbols(seeds)],
+        }
+    }
+
+    /// Counts one block's values (each in `−seeds..=seeds`, as a layer's reader checks).
+    pub(crate) fn add(&mut self, block: &[i8]) {
+        let k = symbols(self.seeds);
+        for (c, &v) in block_contexts(self.seeds, block).zip(block) {
+            self.table[c * k + symbol(self.seeds, v)] += 1;
+        }
+    }
+
+    /// The counts of both.
+    pub(crate) fn merge(mut self, other: &Counts) -> Counts {
+        debug_assert_eq!(self.seeds, other.seeds);
+        self.table
+            .iter_mut()
+            .zip(&other.table)
+            .for_each(|(a, b)| *a += b);
+        self
+    }
+}
+
+/// One context's counts quantized: every frequency at least 1 (a value never seen in a
+/// context can still be coded there), the sum exactly [`TOTAL`], the rest of the room
+/// shared in proportion to the counts and what rounding leaves given to the commonest value.
+fn quantize(counts: &[u64]) -> Vec<u16> {
+    let k = counts.len() as u64;
+    let total: u64 = counts.iter().sum();
+    let room = u64::from(TOTAL) - k;
+    let mut freqs: Vec<u64> = counts
+        .iter()
+        .map(|&c| 1 + (c * room).checked_div(total).unwrap_or(0))
+        .collect();
+    let left = u64::from(TOTAL) - freqs.iter().sum::<u64>();
+    let commonest = (0..counts.len())
+        .max_by_key(|&i| (counts[i], std::cmp::Reverse(i)))
+        .expect("at least one value");
+    freqs[commonest] += left;
+    freqs.into_iter().map(|f| f as u16).collect()
+}
+
+/// A layer's model: its quantized frequencies and the coder's tables built from them.
+pub(crate) struct Model {
+    seeds: u32,
+    /// `contexts × symbols`, row by row, each row summing to [`TOTAL`].
+    freqs: Vec<u16>,
+    encoders: Vec<SmallContiguousCategoricalEntropyModel>,
+    decoders: Vec<SmallContiguousLookupDecoderModel>,
+}
+
+impl std::fmt::Debug for Model {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Model")
+            .field("seeds", &self.seeds)
+            .field("contexts", &self.encoders.len())
+            .finish()
+    }
+}
+
+impl Model {
+    /// The model of the counted values.
+    pub(crate) fn from_counts(counts: &Counts) -> Model {
+        let k = symbols(counts.seeds);
+        let freqs = counts.table.chunks(k).flat_map(quantize).collect();
+        Model::from_freqs(counts.seeds, freqs).expect("quantized frequencies are valid")
+    }
+
+    /// The model a file keeps: its frequencies as 16-bit little-endian integers.
+    pub(crate) fn to_bytes(&self) -> Vec<u8> {
+        self.freqs.iter().flat_map(|f| f.to_le_bytes()).collect()
+    }
+
+    /// The model of layer `seeds` from [`Model::to_bytes`].
+    ///
+    /// # Errors
+    ///
+    /// [`CodecError::ModelLength`] if the bytes are not one row a context;
+    /// [`CodecError::ModelFrequencies`] if a row has a zero or does not sum to 4096.
+    pub(crate) fn from_bytes(seeds: u32, bytes: &[u8]) -> Result<Model, CodecError> {
+        let expected = 2 * contexts(seeds) * symbols(seeds);
+        if bytes.len() != expected {
+            return Err(CodecError::ModelLength {
+                seeds,
+                found: bytes.len(),
+                expected,
+            });
+        }
+        let freqs = bytes
+            .chunks_exact(2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]))
+            .collect();
+        Model::from_freqs(seeds, freqs)
+    }
+
+    fn from_freqs(seeds: u32, freqs: Vec<u16>) -> Result<Model, CodecError> {
+        let k = symbols(seeds);
+        let mut encoders = Vec::with_capacity(contexts(seeds));
+        let mut decoders = Vec::with_capacity(contexts(seeds));
+        for (context, row) in freqs.chunks(k).enumerate() {
+            let bad = || CodecError::ModelFrequencies { context };
+            let sum: u32 = row.iter().map(|&f| u32::from(f)).sum();
+            if sum != TOTAL || row.contains(&0) {
+                return Err(bad());
+            }
+            encoders.push(
+                SmallContiguousCategoricalEntropyModel::from_nonzero_fixed_point_probabilities(
+                    row, false,
+                )
+                .map_err(|()| bad())?,
+            );
+            decoders.push(
+                SmallContiguousLookupDecoderModel::from_nonzero_fixed_point_probabilities(
+                    row, false,
+                )
+                .map_err(|()| bad())?,
+            );
+        }
+        Ok(Model {
+            seeds,
+            freqs,
+            encoders,
+            decoders,
+        })
+    }
+
+    /// A block's values (each in `−seeds..=seeds`) coded: 16-bit little-endian words.
+    pub(crate) fn encode(&self, block: &[i8]) -> Vec<u8> {
+        let contexts: Vec<usize> = block_contexts(self.seeds, block).collect();
+        let mut coder = SmallAnsCoder::new();
+        for (&v, &c) in block.iter().zip(&contexts).rev() {
+            coder
+                .encode_symbol(symbol(self.seeds, v), &self.encoders[c])
+                .expect("every value has a nonzero frequency in every context");
+        }
+        let words = coder.into_compressed().expect("a vector takes every word");
+        words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    /// The `len` values of a block coded by [`Model::encode`].
+    ///
+    /// # Errors
+    ///
+    /// [`CodecError::OddBlock`] if the bytes are not whole words; [`CodecError::Block`] if
+    /// the stream ends before `len` values or goes on after them. (A block's checksum is
+    /// checked before it is decoded: these catch a stream coded with another model.)
+    pub(crate) fn decode(&self, bytes: &[u8], len: usize) -> Result<Vec<i8>, CodecError> {
+        if !bytes.len().is_multiple_of(2) {
+            return Err(CodecError::OddBlock(bytes.len()));
+        }
+        let words: Vec<u16> = bytes
+            .chunks_exact(2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]))
+            .collect();
+        let mut coder = SmallAnsCoder::from_compressed(words).map_err(|_| CodecError::Block)?;
+        let k = symbols(self.seeds);
+        let mut out = Vec::with_capacity(len);
+        let mut before = (None, None);
+        for _ in 0..len {
+            let c = context(k, before.0, before.1);
+            let s = coder
+                .decode_symbol(&self.decoders[c])
+                .map_err(|_| CodecError::Block)?;
+            out.push((s as i32 - self.seeds as i32) as i8);
+            before = (before.1, Some(s));
+        }
+        if !coder.is_empty() {
+            return Err(CodecError::Block);
+        }
+        Ok(out)
+    }
+}
+
+/// How the blocks of a values table are coded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Codec {
+    /// Each block one zstd frame at [`super::WriteOptions::zstd_level`] (format version 1).
+    #[default]
+    Zstd,
+    /// Each block one ANS stream under a context model of the whole layer, kept in the
+    /// file (format version 2; docs/format.md): 11% smaller than zstd at level 9 at the
+    /// awari rules' layers 20..=24, but a block decodes about four times slower, so it goes
+    /// with blocks of [`super::CONTEXT_BLOCK`] positions.
+    Context,
+}
+
+/// The context model of a layer's values, counted block by block as they will be coded.
+pub(crate) fn layer_model(seeds: u32, bytes: &[u8], block_size: u32) -> Model {
+    let counts = bytes
+        .par_chunks(block_size as usize)
+        .fold(
+            || Counts::new(seeds),
+            |mut c, block| {
+                c.add(&as_values(block));
+                c
+            },
+        )
+        .reduce(|| Counts::new(seeds), |a, b| a.merge(&b));
+    Model::from_counts(&counts)
+}
+
+/// A block's bytes as the values they hold.
+pub(crate) fn as_values(bytes: &[u8]) -> Vec<i8> {
+    bytes.iter().map(|&b| b as i8).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn model_of(seeds: u32, blocks: &[Vec<i8>]) -> Model {
+        let mut counts = Counts::new(seeds);
+        for b in blocks {
+            counts.add(b);
+        }
+        Model::from_counts(&counts)
+    }
+
+    /// A block drawn from a source with runs: each value repeats the previous one with
+    /// probability 3/4, else is drawn near 0.
+    fn runs(seeds: u32, len: usize, mut state: u64) -> Vec<i8> {
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as u32
+        };
+        let n = seeds as i32;
+        let mut out: Vec<i8> = Vec::with_capacity(len);
+        for _ in 0..len {
+            let fresh = ((next() % 7) as i32 - 3).clamp(-n, n) as i8;
+            let v = match out.last() {
+                Some(&p) if next() % 4 != 0 => p,
+                _ => fresh,
+            };
+            out.push(v);
+        }
+        out
+    }
+
+    #[test]
+    fn quantized_frequencies_are_positive_and_sum_to_the_total() {
+        for counts in [
+            vec![0u64; 5],
+            vec![1, 0, 0],
+            vec![1 << 40, 3, 0, 7],
+            vec![9; 97],
+        ] {
+            let q = quantize(&counts);
+            assert_eq!(q.len(), counts.len());
+            assert!(q.iter().all(|&f| f >= 1), "{q:?}");
+            assert_eq!(q.iter().map(|&f| u32::from(f)).sum::<u32>(), TOTAL, "{q:?}");
+        }
+    }
+
+    #[test]
+    fn a_source_with_runs_codes_near_its_model_entropy() {
+        let seeds = 20;
+        let blocks: Vec<Vec<i8>> = (0..16).map(|i| runs(seeds, 4096, i)).collect();
+        let model = model_of(seeds, &blocks);
+        let mut counts = Counts::new(seeds);
+        blocks.iter().for_each(|b| counts.add(b));
+        let k = symbols(seeds);
+        let entropy_bits: f64 = counts
+            .table
+            .chunks(k)
+            .map(|row| {
+                let t: u64 = row.iter().sum();
+                row.iter()
+                    .filter(|&&c| c > 0)
+                    .map(|&c| c as f64 * (t as f64 / c as f64).log2())
+                    .sum::<f64>()
+            })
+            .sum();
+        let coded_bits: f64 = blocks
+            .iter()
+            .map(|b| 8.0 * model.encode(b).len() as f64)
+            .sum();
+        assert!(
+            coded_bits < 1.03 * entropy_bits + 16.0 * 32.0,
+            "coded {coded_bits} bits against an entropy of {entropy_bits}"
+        );
+        assert!(
+            coded_bits > 0.99 * entropy_bits,
+            "below the entropy: the count is wrong"
+        );
+    }
+
+    #[test]
+    fn a_model_survives_its_bytes_and_refuses_damaged_ones() {
+        let seeds = 7;
+        let model = model_of(seeds, &[runs(seeds, 1000, 1)]);
+        let bytes = model.to_bytes();
+        let back = Model::from_bytes(seeds, &bytes).expect("its own bytes");
+        assert_eq!(back.freqs, model.freqs);
+        assert!(matches!(
+            Model::from_bytes(seeds + 1, &bytes),
+            Err(CodecError::ModelLength { .. })
+        ));
+        let mut zero = bytes.clone();
+        // The first context's first frequency set to 0, its second raised to keep the sum.
+        let (a, b) = (
+            u16::from_le_bytes([zero[0], zero[1]]),
+            u16::from_le_bytes([zero[2], zero[3]]),
+        );
+        zero[0..2].copy_from_slice(&0u16.to_le_bytes());
+        zero[2..4].copy_from_slice(&(a + b).to_le_bytes());
+        assert_eq!(
+            Model::from_bytes(seeds, &zero).unwrap_err(),
+            CodecError::ModelFrequencies { context: 0 }
+        );
+        let mut sum = bytes;
+        sum[0] ^= 1;
+        assert!(matches!(
+            Model::from_bytes(seeds, &sum),
+            Err(CodecError::ModelFrequencies { context: 0 })
+        ));
+    }
+
+    #[test]
+    fn a_block_of_odd_length_is_refused() {
+        let model = model_of(3, &[vec![0, 1, -1]]);
+        assert_eq!(model.decode(&[1, 2, 3], 3), Err(CodecError::OddBlock(3)));
+    }
+
+    proptest! {
+        /// Any block round-trips, under a model of its own values or of other values (a
+        /// value never counted still has a frequency).
+        #[test]
+        fn blocks_round_trip(
+            seeds in 0u32..=48,
+            raw in proptest::collection::vec(any::<i8>(), 0..3000),
+            own in any::<bool>(),
+        ) {
+            let n = seeds as i32;
+            let block: Vec<i8> = raw.iter().map(|&v| (i32::from(v) % (n + 1)) as i8).collect();
+            let model = if own {
+                model_of(seeds, std::slice::from_ref(&block))
+            } else {
+                model_of(seeds, &[runs(seeds, 500, 9)])
+            };
+            let coded = model.encode(&block);
+            prop_assert_eq!(model.decode(&coded, block.len()).expect("decodes"), block);
+        }
+    }
+}
