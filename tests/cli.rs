@@ -1159,3 +1159,55 @@ fn help_and_version() {
         .success()
         .stdout(predicate::str::starts_with("awari "));
 }
+
+/// `build --codec context`: version 2 files, blocks of 4,096 by default, the same values
+/// and probes as the zstd fixture; refused where it would code nothing.
+#[test]
+fn build_with_the_context_codec_writes_version_2_files_that_probe_alike() {
+    let dir = TempDir::new().unwrap();
+    ok(
+        Some(dir.path()),
+        &["build", "--max-seeds", "10", "--codec", "context", "-q"],
+    );
+    for n in 0..=10 {
+        let path = store::layer_path(dir.path(), Rules::AWARI, n);
+        let bytes = fs::read(&path).unwrap();
+        let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
+        assert_eq!((version, bytes[14]), (2, 3), "layer {n}");
+        let coded = LayerFile::open(&path, Rules::AWARI, n).unwrap();
+        assert_eq!(coded.block_size(), store::CONTEXT_BLOCK);
+        let plain = LayerFile::open(
+            &store::layer_path(awari_db(), Rules::AWARI, n),
+            Rules::AWARI,
+            n,
+        );
+        assert_eq!(
+            coded.read_all().unwrap(),
+            plain.unwrap().read_all().unwrap(),
+            "layer {n}"
+        );
+    }
+    let board = "1 1 1 1 0 0 1 1 1 1 0 0";
+    assert_eq!(
+        ok(Some(dir.path()), &["probe", board]),
+        ok(Some(awari_db()), &["probe", board])
+    );
+    let refused = [
+        (vec!["--lean"], "--lean"),
+        (
+            vec!["--cycles", "bounds", "--rules", "abapa"],
+            "values' tables",
+        ),
+    ];
+    for (flags, says) in refused {
+        let other = TempDir::new().unwrap();
+        let mut args = vec!["build", "--max-seeds", "4", "--codec", "context"];
+        args.extend(flags);
+        let out = run(Some(other.path()), &args);
+        one_line_error(
+            &out,
+            "--codec context where it codes nothing",
+            &["--codec context", says],
+        );
+    }
+}

@@ -122,8 +122,9 @@ pub struct BuildArgs {
     #[arg(long, default_value_t = 9, value_parser = clap::value_parser!(i32).range(1..=22))]
     pub zstd_level: i32,
     /// How the values' blocks are coded: `zstd` (format version 1), or `context`, a
-    /// context model of the layer with an ANS coder (format version 2, about 13% smaller;
-    /// only where a layer's values are written whole, by the in-memory pass).
+    /// context model of the layer with an ANS coder (format version 2, about 11% smaller).
+    /// The model codes the layers the in-memory pass builds; a layer the lean pass builds
+    /// (above --memory-limit) is written with zstd, so `context` refuses --lean and --mpi.
     #[arg(long, value_enum, default_value_t = CodecArg::Zstd)]
     pub codec: CodecArg,
     /// No progress bars.

@@ -14,6 +14,7 @@ use std::sync::atomic::Ordering::Relaxed;
 /// point; the values may also be built by the ranks of an MPI job.
 pub fn run(tables: &TableArgs, build: &BuildArgs, lean: &LeanArgs) -> Result<bool> {
     let mut opts = build_options(tables, build)?;
+    codec_refused(&opts, build, lean)?;
     let rules = opts.rules;
     // The options each kind refuses rather than ignores, and what its last line calls it.
     let what = match opts.tables {
@@ -110,6 +111,22 @@ fn build_options(tables: &TableArgs, args: &BuildArgs) -> Result<BuildOptions> {
         refine: args.refine.map(|r| r.first..=r.last),
         ..BuildOptions::new(tables.db.db.clone(), tables.db.rules, args.max_seeds)
     })
+}
+
+/// `--codec context` where nothing would be coded by it: the model codes the values of
+/// layers written whole, by the in-memory pass; the lean pass and the ranks write zstd.
+fn codec_refused(opts: &BuildOptions, build: &BuildArgs, lean: &LeanArgs) -> Result<()> {
+    if build.codec != CodecArg::Context {
+        return Ok(());
+    }
+    if opts.tables != Tables::Values {
+        bail!("--codec context is for the values' tables; the other kinds are written with zstd");
+    }
+    if lean.lean || lean.mpi {
+        let flag = if lean.lean { "--lean" } else { "--mpi" };
+        bail!("--codec context codes the layers built in memory, and {flag} writes zstd blocks: leave out one of them");
+    }
+    Ok(())
 }
 
 /// The pass and the lean pass's settings from the command line.
