@@ -1211,3 +1211,42 @@ fn build_with_the_context_codec_writes_version_2_files_that_probe_alike() {
         );
     }
 }
+
+/// `recode`: a copy of the fixture to the context model and back, the same probes on the
+/// way and the same bytes at the end; a layer that is not there is one line of error.
+#[test]
+fn recode_to_the_context_model_and_back_gives_the_same_files() {
+    let copy = copy_db(awari_db(), Rules::AWARI);
+    let path = |n| store::layer_path(copy.path(), Rules::AWARI, n);
+    let before: Vec<Vec<u8>> = (10..=TOP).map(|n| fs::read(path(n)).unwrap()).collect();
+    let said = ok(
+        Some(copy.path()),
+        &["recode", "--codec", "context", "--layers", "10..12"],
+    );
+    assert_eq!(said.lines().count(), 3, "{said}");
+    assert!(said.contains("layer 12:"), "{said}");
+    for n in 10..=TOP {
+        assert_eq!(
+            fs::read(path(n)).unwrap()[14],
+            3,
+            "layer {n} coded by the model"
+        );
+    }
+    let board = "2 1 1 1 0 0 1 1 1 1 2 1";
+    assert_eq!(
+        ok(Some(copy.path()), &["probe", board]),
+        ok(Some(awari_db()), &["probe", board])
+    );
+    ok(
+        Some(copy.path()),
+        &["recode", "--codec", "zstd", "--layers", "10..12"],
+    );
+    for (n, old) in (10..=TOP).zip(&before) {
+        assert_eq!(&fs::read(path(n)).unwrap(), old, "layer {n}: the old bytes");
+    }
+    let out = run(
+        Some(copy.path()),
+        &["recode", "--codec", "context", "--layers", "13..13"],
+    );
+    one_line_error(&out, "recode of a layer not built", &["layer 13"]);
+}

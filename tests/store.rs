@@ -256,6 +256,55 @@ fn values_coded_by_a_context_model_read_back_as_built() {
 }
 
 #[test]
+fn a_layer_recoded_to_the_context_model_and_back_is_its_old_bytes() {
+    let dir = fresh_db(8, store::DEFAULT_BLOCK);
+    let before: Vec<Vec<u8>> = (0..=8)
+        .map(|n| fs::read(path_of(dir.path(), n)).unwrap())
+        .collect();
+    let context = WriteOptions {
+        block_size: store::CONTEXT_BLOCK,
+        codec: store::Codec::Context,
+        ..WriteOptions::default()
+    };
+    for n in 0..=8u32 {
+        let written = store::recode_layer(dir.path(), RULES, n, context).unwrap();
+        let bytes = fs::read(&written.path).unwrap();
+        assert_eq!((bytes[8], bytes[14]), (2, 3), "layer {n} recoded");
+        let file = LayerFile::open(&written.path, RULES, n).unwrap();
+        assert_eq!(
+            file.read_all().unwrap(),
+            expected()[n as usize],
+            "layer {n}"
+        );
+        assert_eq!(file.block_size(), store::CONTEXT_BLOCK);
+    }
+    // The database still opens whole and probes alike.
+    let db = Database::open(dir.path(), RULES).unwrap();
+    assert_eq!(db.complete_up_to(), Some(8));
+    for (i, board) in index::walk(8, 0, index::size(8)).step_by(13) {
+        assert_eq!(db.value(&board).unwrap(), expected()[8][i as usize]);
+    }
+    drop(db);
+    for n in 0..=8u32 {
+        store::recode_layer(dir.path(), RULES, n, WriteOptions::default()).unwrap();
+        assert_eq!(
+            fs::read(path_of(dir.path(), n)).unwrap(),
+            before[n as usize],
+            "layer {n}: zstd again, the same bytes"
+        );
+    }
+    // A layer that is not there is an error, and leaves nothing behind.
+    let err = store::recode_layer(dir.path(), RULES, 9, context).unwrap_err();
+    assert!(err.to_string().contains("layer-09"), "{err}");
+    let leftovers: Vec<_> = fs::read_dir(dir.path().join(RULES.name()))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
 fn a_damaged_context_model_or_a_codec_byte_at_odds_with_the_version_is_refused() {
     let dir = TempDir::new().unwrap();
     let mut opts = options(dir.path(), 6, 64, Some(2));

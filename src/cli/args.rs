@@ -278,6 +278,26 @@ pub enum Command {
         #[arg(long, default_value_t = 200)]
         max_plies: usize,
     },
+    /// Re-write the values of built layers with another codec or block size: the same
+    /// values, each file written aside and renamed over the old one. `--codec context`
+    /// gives version 2 files about 11% smaller; `--codec zstd` gives back the version 1
+    /// files, byte for byte. The distances are left as they are.
+    Recode {
+        #[command(flatten)]
+        db: DbArgs,
+        /// Layers to re-write, e.g. 20..24 (inclusive); default: every layer present.
+        #[arg(long)]
+        layers: Option<LayerRange>,
+        /// How the values' blocks are coded.
+        #[arg(long, value_enum)]
+        codec: CodecArg,
+        /// Positions per block [default: 16384 for zstd, 4096 for context]
+        #[arg(long)]
+        block_size: Option<u32>,
+        /// zstd compression level of the blocks (1..=22), for --codec zstd.
+        #[arg(long, default_value_t = 9, value_parser = clap::value_parser!(i32).range(1..=22))]
+        zstd_level: i32,
+    },
     /// Per layer: positions, wins / draws / losses for the side to move, bytes on disk
     /// (of the bounds: positions, exact positions, bytes).
     Stats {
@@ -396,6 +416,20 @@ pub(crate) enum CodecArg {
     Zstd,
     /// A context model and an ANS coder (format version 2).
     Context,
+}
+
+impl CodecArg {
+    /// The block size given, or this codec's default.
+    pub(crate) fn block_size(self, given: Option<u32>) -> anyhow::Result<u32> {
+        let size = given.unwrap_or(match self {
+            CodecArg::Zstd => awari::store::DEFAULT_BLOCK,
+            CodecArg::Context => awari::store::CONTEXT_BLOCK,
+        });
+        if size == 0 {
+            anyhow::bail!("--block-size must be at least 1");
+        }
+        Ok(size)
+    }
 }
 
 impl From<CodecArg> for awari::store::Codec {

@@ -86,13 +86,7 @@ fn refine_refused(build: &BuildArgs) -> Result<()> {
 
 /// The options of `build` both kinds of table take, checked.
 fn build_options(tables: &TableArgs, args: &BuildArgs) -> Result<BuildOptions> {
-    let block_size = args.block_size.unwrap_or(match args.codec {
-        CodecArg::Zstd => awari::store::DEFAULT_BLOCK,
-        CodecArg::Context => awari::store::CONTEXT_BLOCK,
-    });
-    if block_size == 0 {
-        bail!("--block-size must be at least 1");
-    }
+    let block_size = args.codec.block_size(args.block_size)?;
     if let Some(limit) = args.memory_limit {
         if limit.is_nan() || limit <= 0.0 {
             bail!("--memory-limit must be a positive number of GiB");

@@ -21,6 +21,7 @@ mod play;
 mod probe;
 mod progress;
 mod pv;
+mod recode;
 mod serve;
 mod start;
 mod stats;
@@ -65,6 +66,13 @@ pub fn run(cli: Cli) -> Result<bool> {
             moves,
             max_plies,
         } => pv::run(&tables, &board, moves.as_deref(), max_plies),
+        Command::Recode {
+            db,
+            layers,
+            codec,
+            block_size,
+            zstd_level,
+        } => recode::run(&db, layers, codec, block_size, zstd_level),
         Command::Stats {
             tables,
             layers,

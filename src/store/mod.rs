@@ -31,6 +31,7 @@ mod cache;
 mod context_coder;
 mod header;
 mod reader;
+mod recode;
 pub(crate) mod varint;
 mod writer;
 pub(crate) mod zstd_contexts;
@@ -38,6 +39,7 @@ pub(crate) mod zstd_contexts;
 pub(crate) use cache::{BlockCache, CACHE_BLOCKS};
 pub use context_coder::Codec;
 pub use reader::LayerFile;
+pub use recode::recode_layer;
 pub(crate) use writer::{
     compress_blocks, write_pair, write_without_entries, PairWriter, TableWriter,
 };

@@ -142,7 +142,7 @@ impl TableWriter {
     }
 
     /// A table whose blocks are coded by `model`, or by zstd where it is None.
-    fn create_coded(
+    pub(crate) fn create_coded(
         db: &Path,
         rules: Rules,
         seeds: u32,
