@@ -166,6 +166,11 @@ impl Model {
         self.freqs.iter().flat_map(|f| f.to_le_bytes()).collect()
     }
 
+    /// How many bytes [`Model::to_bytes`] gives for layer `seeds`.
+    pub(crate) fn bytes_len(seeds: u32) -> usize {
+        2 * contexts(seeds) * symbols(seeds)
+    }
+
     /// The model of layer `seeds` from [`Model::to_bytes`].
     ///
     /// # Errors
@@ -173,7 +178,7 @@ impl Model {
     /// [`CodecError::ModelLength`] if the bytes are not one row a context;
     /// [`CodecError::ModelFrequencies`] if a row has a zero or does not sum to 4096.
     pub(crate) fn from_bytes(seeds: u32, bytes: &[u8]) -> Result<Model, CodecError> {
-        let expected = 2 * contexts(seeds) * symbols(seeds);
+        let expected = Model::bytes_len(seeds);
         if bytes.len() != expected {
             return Err(CodecError::ModelLength {
                 seeds,

@@ -167,8 +167,9 @@ impl LayerFile {
     fn read_model(&self) -> Result<Model, StoreError> {
         let start = Header::len_with_tables(self.blocks()) as u64;
         let end = self.table.offsets[0];
-        if end < start + 8 {
-            return Err(self.corrupted("no room for its context model".into()));
+        // Its length is the layer's: checked before anything that size is read.
+        if end != start + Model::bytes_len(self.seeds) as u64 + 8 {
+            return Err(self.corrupted("its context model has the wrong length".into()));
         }
         let bytes = self.read_at(start, (end - start) as usize)?;
         let (model, sum) = bytes.split_at(bytes.len() - 8);
