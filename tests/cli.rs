@@ -1192,8 +1192,35 @@ fn build_with_the_context_codec_writes_version_2_files_that_probe_alike() {
         ok(Some(dir.path()), &["probe", board]),
         ok(Some(awari_db()), &["probe", board])
     );
+    // The lean pass's layers are coded too, once written.
+    let lean = TempDir::new().unwrap();
+    ok(
+        Some(lean.path()),
+        &[
+            "build",
+            "--max-seeds",
+            "10",
+            "--codec",
+            "context",
+            "--lean",
+            "-q",
+        ],
+    );
+    for n in 0..=10 {
+        let path = store::layer_path(lean.path(), Rules::AWARI, n);
+        assert_eq!(
+            fs::read(&path).unwrap()[14],
+            3,
+            "layer {n} by the lean pass"
+        );
+        assert_eq!(
+            fs::read(&path).unwrap(),
+            fs::read(store::layer_path(dir.path(), Rules::AWARI, n)).unwrap(),
+            "layer {n}: the same file by either pass"
+        );
+    }
     let refused = [
-        (vec!["--lean"], "--lean"),
+        (vec!["--mpi"], "--mpi"),
         (
             vec!["--cycles", "bounds", "--rules", "abapa"],
             "values' tables",

@@ -321,6 +321,12 @@ fn build_lean(
     }
     layers.push(Vec::new());
     Ok(match written {
+        // The lean pass writes its blocks as they come, before the layer's context model
+        // could be counted: the finished file is coded again, aside, then renamed over it
+        // (a build stopped between the two keeps the zstd file, whole).
+        Some(_) if opts.write.codec == store::Codec::Context => {
+            store::recode_layer(&opts.db, opts.rules, n, opts.write)?
+        }
         Some(w) => w,
         // Another rank wrote it; it is there (the pass waits for that).
         None => {

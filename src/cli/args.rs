@@ -123,8 +123,8 @@ pub struct BuildArgs {
     pub zstd_level: i32,
     /// How the values' blocks are coded: `zstd` (format version 1), or `context`, a
     /// context model of the layer with an ANS coder (format version 2, about 11% smaller).
-    /// The model codes the layers the in-memory pass builds; a layer the lean pass builds
-    /// (above --memory-limit) is written with zstd, so `context` refuses --lean and --mpi.
+    /// A layer the lean pass builds is written with zstd, then coded again (read twice,
+    /// written aside, renamed); `context` refuses --mpi.
     #[arg(long, value_enum, default_value_t = CodecArg::Zstd)]
     pub codec: CodecArg,
     /// No progress bars.

@@ -107,8 +107,9 @@ fn build_options(tables: &TableArgs, args: &BuildArgs) -> Result<BuildOptions> {
     })
 }
 
-/// `--codec context` where nothing would be coded by it: the model codes the values of
-/// layers written whole, by the in-memory pass; the lean pass and the ranks write zstd.
+/// `--codec context` where nothing would be coded by it: the model codes the values of a
+/// build in one process (the lean pass's layers coded again once written); other kinds of
+/// tables and the ranks of an MPI job write zstd.
 fn codec_refused(opts: &BuildOptions, build: &BuildArgs, lean: &LeanArgs) -> Result<()> {
     if build.codec != CodecArg::Context {
         return Ok(());
@@ -116,9 +117,8 @@ fn codec_refused(opts: &BuildOptions, build: &BuildArgs, lean: &LeanArgs) -> Res
     if opts.tables != Tables::Values {
         bail!("--codec context is for the values' tables; the other kinds are written with zstd");
     }
-    if lean.lean || lean.mpi {
-        let flag = if lean.lean { "--lean" } else { "--mpi" };
-        bail!("--codec context codes the layers built in memory, and {flag} writes zstd blocks: leave out one of them");
+    if lean.mpi {
+        bail!("--codec context is for a build in one process; --mpi ranks write zstd blocks: leave out one of them (awari recode codes the layers afterwards)");
     }
     Ok(())
 }
