@@ -323,8 +323,9 @@ fn build_lean(
     Ok(match written {
         // The lean pass writes its blocks as they come, before the layer's context model
         // could be counted: the finished file is coded again, aside, then renamed over it
-        // (a build stopped between the two keeps the zstd file, whole).
-        Some(_) if opts.write.codec == store::Codec::Context => {
+        // (a build stopped between the two keeps the zstd file, whole). The ranks of an
+        // MPI job keep zstd: the other ranks may be reading the file.
+        Some(_) if opts.write.codec == store::Codec::Context && ex.ranks() == 1 => {
             store::recode_layer(&opts.db, opts.rules, n, opts.write)?
         }
         Some(w) => w,
