@@ -74,10 +74,16 @@ fn u64_at(bytes: &[u8], at: usize) -> u64 {
 
 /// The block count and the end of the header (where the first block starts) of a file.
 fn layout(bytes: &[u8]) -> (usize, usize) {
-    let blocks = u64_at(bytes, 32) as usize;
-    let header_end = FIXED_HEADER + 8 * (blocks + 1) + 8 * blocks + 8;
+    let (blocks, header_end) = header_end(bytes);
     assert_eq!(u64_at(bytes, FIXED_HEADER) as usize, header_end);
     (blocks, header_end)
+}
+
+/// The block count and the end of the header of a file (with the context model, its
+/// first block starts after the model, not there).
+fn header_end(bytes: &[u8]) -> (usize, usize) {
+    let blocks = u64_at(bytes, 32) as usize;
+    (blocks, FIXED_HEADER + 8 * (blocks + 1) + 8 * blocks + 8)
 }
 
 /// The byte range of block `b` in the file.
@@ -311,8 +317,7 @@ fn a_damaged_context_model_or_a_codec_byte_at_odds_with_the_version_is_refused()
     opts.write.codec = store::Codec::Context;
     build::build(&opts, &awari::solve::Quiet).unwrap();
     let good = fs::read(path_of(dir.path(), 6)).unwrap();
-    let blocks = u64_at(&good, 32) as usize;
-    let header_end = FIXED_HEADER + 8 * (blocks + 1) + 8 * blocks + 8;
+    let (_, header_end) = header_end(&good);
     let first_block = u64_at(&good, FIXED_HEADER) as usize;
     assert!(first_block > header_end + 8, "the model lies between them");
     let scratch = TempDir::new().unwrap();
@@ -460,8 +465,7 @@ fn a_flipped_block_count_is_reported_as_corruption() {
 /// Re-seals a header after an edit: recomputes the header checksum, as a careless tool (or
 /// a malicious file) would, so only the reader's own field checks stand in the way.
 fn reseal(bytes: &mut [u8]) {
-    let blocks = u64_at(bytes, 32) as usize;
-    let header_end = FIXED_HEADER + 8 * (blocks + 1) + 8 * blocks + 8;
+    let (_, header_end) = header_end(bytes);
     let sum = xxhash_rust::xxh3::xxh3_64(&bytes[..header_end - 8]);
     bytes[header_end - 8..header_end].copy_from_slice(&sum.to_le_bytes());
 }

@@ -55,13 +55,50 @@ fn contexts(seeds: u32) -> usize {
     2 * symbols(seeds) + 1
 }
 
-/// The context of a position, from the two symbols before it in its block.
-#[inline]
-fn context(k: usize, before_prev: Option<usize>, prev: Option<usize>) -> usize {
-    match prev {
-        None => 2 * k,
-        Some(p) => p + k * usize::from(before_prev == Some(p)),
+/// The two symbols before a position in its block, which make its context: the coder
+/// and the decoder walk a block with one each.
+struct Recent {
+    /// Symbols of the layer.
+    k: usize,
+    before_prev: Option<usize>,
+    prev: Option<usize>,
+}
+
+impl Recent {
+    fn new(seeds: u32) -> Recent {
+        Recent {
+            k: symbols(seeds),
+            before_prev: None,
+            prev: None,
+        }
     }
+
+    /// The context of the next position.
+    #[inline]
+    fn context(&self) -> usize {
+        match self.prev {
+            None => 2 * self.k,
+            Some(p) => p + self.k * usize::from(self.before_prev == Some(p)),
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, symbol: usize) {
+        (self.before_prev, self.prev) = (self.prev, Some(symbol));
+    }
+}
+
+/// 16-bit little-endian words of an even number of bytes.
+fn words_of(bytes: &[u8]) -> Vec<u16> {
+    bytes
+        .chunks_exact(2)
+        .map(|b| u16::from_le_bytes([b[0], b[1]]))
+        .collect()
+}
+
+/// The bytes of 16-bit words, little-endian.
+fn bytes_of(words: &[u16]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
 /// The symbol of a value of layer `seeds`.
@@ -72,11 +109,10 @@ fn symbol(seeds: u32, v: i8) -> usize {
 
 /// Each position's context in a block, in order.
 fn block_contexts(seeds: u32, block: &[i8]) -> impl Iterator<Item = usize> + '_ {
-    let k = symbols(seeds);
-    let mut before = (None, None);
+    let mut recent = Recent::new(seeds);
     block.iter().map(move |&v| {
-        let c = context(k, before.0, before.1);
-        before = (before.1, Some(symbol(seeds, v)));
+        let c = recent.context();
+        recent.push(symbol(seeds, v));
         c
     })
 }
@@ -163,7 +199,7 @@ impl Model {
 
     /// The model a file keeps: its frequencies as 16-bit little-endian integers.
     pub(crate) fn to_bytes(&self) -> Vec<u8> {
-        self.freqs.iter().flat_map(|f| f.to_le_bytes()).collect()
+        bytes_of(&self.freqs)
     }
 
     /// How many bytes [`Model::to_bytes`] gives for layer `seeds`.
@@ -186,11 +222,7 @@ impl Model {
                 expected,
             });
         }
-        let freqs = bytes
-            .chunks_exact(2)
-            .map(|b| u16::from_le_bytes([b[0], b[1]]))
-            .collect();
-        Model::from_freqs(seeds, freqs)
+        Model::from_freqs(seeds, words_of(bytes))
     }
 
     fn from_freqs(seeds: u32, freqs: Vec<u16>) -> Result<Model, CodecError> {
@@ -233,41 +265,35 @@ impl Model {
                 .encode_symbol(symbol(self.seeds, v), &self.encoders[c])
                 .expect("every value has a nonzero frequency in every context");
         }
-        let words = coder.into_compressed().expect("a vector takes every word");
-        words.iter().flat_map(|w| w.to_le_bytes()).collect()
+        bytes_of(&coder.into_compressed().expect("a vector takes every word"))
     }
 
-    /// The `len` values of a block coded by [`Model::encode`].
+    /// The values of a block coded by [`Model::encode`], one byte each (an `i8` as a
+    /// `u8`, as a table's reader keeps them), into `out`, which holds the block's length.
     ///
     /// # Errors
     ///
     /// [`CodecError::OddBlock`] if the bytes are not whole words; [`CodecError::Block`] if
-    /// the stream ends before `len` values or goes on after them. (A block's checksum is
+    /// the stream ends before `out` is full or goes on after it. (A block's checksum is
     /// checked before it is decoded: these catch a stream coded with another model.)
-    pub(crate) fn decode(&self, bytes: &[u8], len: usize) -> Result<Vec<i8>, CodecError> {
+    pub(crate) fn decode_into(&self, bytes: &[u8], out: &mut [u8]) -> Result<(), CodecError> {
         if !bytes.len().is_multiple_of(2) {
             return Err(CodecError::OddBlock(bytes.len()));
         }
-        let words: Vec<u16> = bytes
-            .chunks_exact(2)
-            .map(|b| u16::from_le_bytes([b[0], b[1]]))
-            .collect();
-        let mut coder = SmallAnsCoder::from_compressed(words).map_err(|_| CodecError::Block)?;
-        let k = symbols(self.seeds);
-        let mut out = Vec::with_capacity(len);
-        let mut before = (None, None);
-        for _ in 0..len {
-            let c = context(k, before.0, before.1);
+        let mut coder =
+            SmallAnsCoder::from_compressed(words_of(bytes)).map_err(|_| CodecError::Block)?;
+        let mut recent = Recent::new(self.seeds);
+        for byte in out.iter_mut() {
             let s = coder
-                .decode_symbol(&self.decoders[c])
+                .decode_symbol(&self.decoders[recent.context()])
                 .map_err(|_| CodecError::Block)?;
-            out.push((s as i32 - self.seeds as i32) as i8);
-            before = (before.1, Some(s));
+            *byte = (s as i32 - self.seeds as i32) as i8 as u8;
+            recent.push(s);
         }
         if !coder.is_empty() {
             return Err(CodecError::Block);
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -308,6 +334,13 @@ pub(crate) fn as_values(bytes: &[u8]) -> Vec<i8> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// [`Model::decode_into`] as values.
+    fn decode(model: &Model, bytes: &[u8], len: usize) -> Result<Vec<i8>, CodecError> {
+        let mut out = vec![0u8; len];
+        model.decode_into(bytes, &mut out)?;
+        Ok(out.into_iter().map(|b| b as i8).collect())
+    }
 
     fn model_of(seeds: u32, blocks: &[Vec<i8>]) -> Model {
         let mut counts = Counts::new(seeds);
@@ -421,7 +454,7 @@ mod tests {
     #[test]
     fn a_block_of_odd_length_is_refused() {
         let model = model_of(3, &[vec![0, 1, -1]]);
-        assert_eq!(model.decode(&[1, 2, 3], 3), Err(CodecError::OddBlock(3)));
+        assert_eq!(decode(&model, &[1, 2, 3], 3), Err(CodecError::OddBlock(3)));
     }
 
     proptest! {
@@ -441,7 +474,7 @@ mod tests {
                 model_of(seeds, &[runs(seeds, 500, 9)])
             };
             let coded = model.encode(&block);
-            prop_assert_eq!(model.decode(&coded, block.len()).expect("decodes"), block);
+            prop_assert_eq!(decode(&model, &coded, block.len()).expect("decodes"), block);
         }
     }
 }

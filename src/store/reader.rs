@@ -518,15 +518,13 @@ impl LayerFile {
     /// The bytes of one block, checked against its checksum and the table kind's range.
     pub fn read_block_bytes(&self, block: u64) -> Result<Vec<u8>, StoreError> {
         let want = self.block_len(block.min(self.blocks().saturating_sub(1)));
+        let mut bytes = vec![0u8; want];
         if let Some(model) = &self.model {
-            let values = self
-                .with_checked_block(block, |data| model.decode(data, want))?
+            self.with_checked_block(block, |data| model.decode_into(data, &mut bytes))?
                 .map_err(|e| self.corrupted(format!("block {block} does not decode: {e}")))?;
-            let bytes: Vec<u8> = values.into_iter().map(|v| v as u8).collect();
             self.check_range(block, &bytes)?;
             return Ok(bytes);
         }
-        let mut bytes = vec![0u8; want];
         let got = self.with_checked_block(block, |data| {
             zstd_contexts::decompress_to_buffer(data, &mut bytes[..])
         })?;
