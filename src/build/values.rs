@@ -178,8 +178,40 @@ fn note_scratch(opts: &BuildOptions, n: u32) -> Result<(), BuildError> {
     }
 }
 
+/// The true values of layer `n`, whose `file` keeps don't-cares: its captures' children
+/// read from `layers` (the layers below, true values) where held, from their files where
+/// not (through a [`crate::Database`], which restores them in turn).
+fn restored_layer(
+    opts: &BuildOptions,
+    n: u32,
+    file: &LayerFile,
+    layers: &[Vec<i8>],
+) -> Result<Vec<i8>, BuildError> {
+    let db = crate::Database::open(&opts.db, opts.rules).map_err(existing_layer_error)?;
+    let mut values = file.read_all_stored().map_err(existing_layer_error)?;
+    let held = |m: u32| layers.get(m as usize).filter(|l| !l.is_empty());
+    crate::probe::restore_layer(opts.rules, n, &mut values, |boards| {
+        if boards.iter().all(|b| held(b.seeds()).is_some()) {
+            return Ok(boards
+                .iter()
+                .map(|b| held(b.seeds()).expect("held")[index::rank(b) as usize])
+                .collect());
+        }
+        db.values_many(boards)
+    })
+    .map_err(|e| match e {
+        crate::ProbeError::Store(e) => existing_layer_error(e),
+        other => BuildError::Store(StoreError::Unusable {
+            path: file.path().to_path_buf(),
+            what: format!("its don't-cares cannot be restored: {other}"),
+        }),
+    })?;
+    crate::probe::check_restored(file, &values).map_err(BuildError::Damaged)?;
+    Ok(values)
+}
+
 /// A complete layer on disk: checked, and read into `layers` if `needed` (reading it back
-/// checks every block's checksum on the way).
+/// checks every block's checksum on the way; a file with don't-cares is restored).
 fn layer_on_disk(
     opts: &BuildOptions,
     n: u32,
@@ -188,7 +220,10 @@ fn layer_on_disk(
 ) -> Result<LayerReport, BuildError> {
     let path = store::layer_path(&opts.db, opts.rules, n);
     let file = LayerFile::open(&path, opts.rules, n).map_err(existing_layer_error)?;
-    if needed {
+    if needed && file.dont_cares() {
+        let values = restored_layer(opts, n, &file, layers)?;
+        layers.push(values);
+    } else if needed {
         layers.push(file.read_all().map_err(existing_layer_error)?);
     } else {
         file.check_blocks().map_err(existing_layer_error)?;

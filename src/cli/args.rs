@@ -124,7 +124,8 @@ pub struct BuildArgs {
     /// How the values' blocks are coded: `zstd` (format version 1), or `context`, a
     /// context model of the layer with an ANS coder (format version 2, about 11% smaller).
     /// A layer the lean pass builds is written with zstd, then coded again (read twice,
-    /// written aside, renamed); `context` refuses --mpi.
+    /// written aside, renamed); `context` refuses --mpi. (`dont-cares` is written by
+    /// `awari recode` alone.)
     #[arg(long, value_enum, default_value_t = CodecArg::Zstd)]
     pub codec: CodecArg,
     /// No progress bars.
@@ -280,8 +281,10 @@ pub enum Command {
     },
     /// Re-write the values of built layers with another codec or block size: the same
     /// values, each file written aside and renamed over the old one. `--codec context`
-    /// gives version 2 files about 11% smaller; `--codec zstd` gives back the version 1
-    /// files, byte for byte. The distances are left as they are.
+    /// gives version 2 files about 11% smaller; `--codec dont-cares` about a third
+    /// smaller (the layers from 0 up are loaded into memory to work out captures);
+    /// `--codec zstd` gives back the version 1 files, byte for byte. The distances are
+    /// left as they are.
     Recode {
         #[command(flatten)]
         db: DbArgs,
@@ -291,7 +294,7 @@ pub enum Command {
         /// How the values' blocks are coded.
         #[arg(long, value_enum)]
         codec: CodecArg,
-        /// Positions per block [default: 16384 for zstd, 4096 for context]
+        /// Positions per block [default: 16384 for zstd, 4096 for context and dont-cares]
         #[arg(long)]
         block_size: Option<u32>,
         /// zstd compression level of the blocks (1..=22), for --codec zstd.
@@ -416,6 +419,10 @@ pub(crate) enum CodecArg {
     Zstd,
     /// A context model and an ANS coder (format version 2).
     Context,
+    /// The context model over values with don't-cares (format version 2): where a capture
+    /// gives a position's value, the file keeps what codes cheapest, and a probe restores
+    /// it from the layers below. Only `awari recode` writes it.
+    DontCares,
 }
 
 impl CodecArg {
@@ -423,7 +430,7 @@ impl CodecArg {
     pub(crate) fn block_size(self, given: Option<u32>) -> anyhow::Result<u32> {
         let size = given.unwrap_or(match self {
             CodecArg::Zstd => awari::store::DEFAULT_BLOCK,
-            CodecArg::Context => awari::store::CONTEXT_BLOCK,
+            CodecArg::Context | CodecArg::DontCares => awari::store::CONTEXT_BLOCK,
         });
         if size == 0 {
             anyhow::bail!("--block-size must be at least 1");
@@ -437,6 +444,7 @@ impl From<CodecArg> for awari::store::Codec {
         match c {
             CodecArg::Zstd => awari::store::Codec::Zstd,
             CodecArg::Context => awari::store::Codec::Context,
+            CodecArg::DontCares => awari::store::Codec::DontCares,
         }
     }
 }

@@ -111,6 +111,9 @@ fn build_options(tables: &TableArgs, args: &BuildArgs) -> Result<BuildOptions> {
 /// build in one process (the lean pass's layers coded again once written); other kinds of
 /// tables and the ranks of an MPI job write zstd.
 fn codec_refused(opts: &BuildOptions, build: &BuildArgs, lean: &LeanArgs) -> Result<()> {
+    if build.codec == CodecArg::DontCares {
+        bail!("--codec dont-cares is written from finished layers: build with --codec context, then run awari recode --codec dont-cares");
+    }
     if build.codec != CodecArg::Context {
         return Ok(());
     }

@@ -20,13 +20,25 @@ pub fn run(
         zstd_level,
         codec: codec.into(),
     };
-    let (first, last) = values_span(&Database::open(&db.db, db.rules)?, layers)?;
+    let database = Database::open(&db.db, db.rules)?;
+    let (first, last) = values_span(&database, layers)?;
+    // Don't-cares, written or read, need the true values of the layers below: they are
+    // held in memory from the lowest a capture reaches, each restored as it is loaded.
+    let dont_cares = opts.codec == store::Codec::DontCares
+        || (first..=last).any(|n| database.layer(n).is_some_and(|f| f.dont_cares()));
+    if dont_cares {
+        let below: Vec<u32> = (first.saturating_sub(MAX_CAPTURE)..first).collect();
+        database.load(&below)?;
+    }
     for n in first..=last {
         let path = store::layer_path(&db.db, db.rules, n);
         let before = std::fs::metadata(&path)
             .with_context(|| format!("layer {n} of '{}': {}", db.rules, path.display()))?
             .len();
-        let written = store::recode_layer(&db.db, db.rules, n, opts)?;
+        if dont_cares {
+            database.load(&[n])?;
+        }
+        let written = database.recode_layer(n, opts)?;
         let positions = awari::index::size(n) as f64;
         say!(
             "layer {n:>2}: {before} bytes ({:.4} a position), now {} ({:.4})",
@@ -37,3 +49,7 @@ pub fn run(
     }
     Ok(true)
 }
+
+/// The most seeds a capture takes (six pits of three): the layers below `n` that its
+/// captures reach are `n − 18 ..= n − 2`.
+const MAX_CAPTURE: u32 = 18;

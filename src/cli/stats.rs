@@ -76,7 +76,13 @@ fn values(
             say!("{n:>5}   (not built)");
             continue;
         };
-        let s = file.recount()?;
+        // A file with don't-cares stores values below the true ones: its counts are the
+        // header's, which its writer took from the true values (`verify` restores them).
+        let s = if file.dont_cares() {
+            file.summary().clone()
+        } else {
+            file.recount()?
+        };
         if &s != file.summary() {
             bail!(
                 "{}: the values stored disagree with the counts in the header",

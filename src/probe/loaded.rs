@@ -28,7 +28,8 @@ impl Loaded {
 
 impl Database {
     /// Reads layers `layers` of the values into memory, uncompressed (one byte a position),
-    /// each block checked as it is read, in order; [`Database::values_many`] then reads the
+    /// each block checked as it is read, in order (a layer with don't-cares is restored,
+    /// fastest with the layers below it loaded first: give them in ascending order); [`Database::values_many`] then reads the
     /// positions of those layers in place. A layer loaded again is read again. Returns the
     /// bytes now held ([`Database::loaded_bytes`]).
     ///
@@ -38,7 +39,9 @@ impl Database {
     /// damaged; the layers before it in `layers` stay loaded.
     pub fn load(&self, layers: &[u32]) -> Result<u64, ProbeError> {
         for &n in layers {
-            let values = self.layer_or_missing(n)?.read_all()?;
+            // Read again: not the copy held.
+            self.loaded.write()[n as usize] = None;
+            let values = self.true_layer(n)?;
             self.loaded.write()[n as usize] = Some(Arc::new(values));
         }
         Ok(self.loaded_bytes())

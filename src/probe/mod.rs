@@ -18,6 +18,8 @@
 //! ```
 
 mod bounds;
+mod dont_cares;
+pub(crate) use dont_cares::{check_restored, restore_layer};
 mod loaded;
 mod own_row;
 mod pv;
@@ -390,7 +392,11 @@ impl Database {
     /// The board's layer is missing, or its file cannot be read or is damaged.
     pub fn value(&self, board: &Board) -> Result<i8, ProbeError> {
         let layer = self.layer_or_missing(board.seeds())?;
-        Ok(self.cached_byte(layer, board)? as i8)
+        let stored = self.cached_byte(layer, board)? as i8;
+        if layer.dont_cares() {
+            return self.restored(board, stored);
+        }
+        Ok(stored)
     }
 
     /// The stored round of `board` (see [`crate::store::TableKind::Distances`]), if its
@@ -427,8 +433,21 @@ impl Database {
         if let Some(b) = boards.iter().find(|b| !self.has_layer(b.seeds())) {
             self.layer_or_missing(b.seeds())?;
         }
-        let loaded = self.loaded.read();
-        let in_memory = |b: &Board| loaded[b.seeds() as usize].as_ref();
+        // What is held now, for the whole batch (another thread may load or unload).
+        let held = self.loaded.read().clone();
+        let mut values = self.stored_many(&held, boards)?;
+        self.restore_many(&held, boards, &mut values)?;
+        Ok(values)
+    }
+
+    /// The values of `boards` as stored (don't-cares and all, see [`LayerFile::dont_cares`])
+    /// except in the layers `held` in memory, every layer present.
+    fn stored_many(
+        &self,
+        held: &dont_cares::Held,
+        boards: &[Board],
+    ) -> Result<Vec<i8>, ProbeError> {
+        let in_memory = |b: &Board| held[b.seeds() as usize].as_ref();
         if !boards.iter().any(|b| in_memory(b).is_some()) {
             return Ok(self.values_by_block(boards)?);
         }
@@ -448,7 +467,7 @@ impl Database {
         Ok(out)
     }
 
-    /// The values of `boards`, every layer present, grouped by block (see
+    /// The values of `boards` as stored, every layer present, grouped by block (see
     /// [`Database::values_many`]).
     fn values_by_block(&self, boards: &[Board]) -> Result<Vec<i8>, StoreError> {
         let block_size = |seeds| self.layer(seeds).expect("checked above").block_size();
@@ -459,11 +478,11 @@ impl Database {
                 let group = &keys[run.clone()];
                 let (seeds, block) = block_of_key(group[0].0, block_size);
                 let layer = self.layer(seeds).expect("checked above");
-                let values = layer.read_block(block)?;
+                let values = layer.stored_block_bytes(block)?;
                 let base = block * u64::from(layer.block_size());
                 Ok(group
                     .iter()
-                    .map(|&(key, at)| (at, values[(unpack(key).1 - base) as usize]))
+                    .map(|&(key, at)| (at, values[(unpack(key).1 - base) as usize] as i8))
                     .collect())
             })
             .collect::<Result<_, StoreError>>()?;

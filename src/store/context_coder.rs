@@ -308,6 +308,23 @@ pub enum Codec {
     /// awari rules' layers 20..=24, but a block decodes about four times slower, so it goes
     /// with blocks of [`super::CONTEXT_BLOCK`] positions.
     Context,
+    /// The context model over values with *don't-cares* (format version 2, compression
+    /// code 4): where a capture among a position's moves gives its value, the file stores
+    /// whatever value up to it codes cheapest (the one stored before it, where not
+    /// larger), and a probe restores the true value as the larger of the stored one and
+    /// the best capture, looking up the captures' positions in the layers below (and
+    /// theirs where they keep don't-cares too). A third smaller than zstd at the awari
+    /// rules' layers 20..=24. Written only by [`crate::Database::recode_layer`], which
+    /// reads the layers below; read only through a [`crate::Database`]
+    /// ([`super::LayerFile::dont_cares`]).
+    DontCares,
+}
+
+impl Codec {
+    /// Whether blocks are coded by a context model kept in the file (format version 2).
+    pub(crate) fn has_model(self) -> bool {
+        self != Codec::Zstd
+    }
 }
 
 /// The context model of a layer's values, counted block by block as they will be coded.

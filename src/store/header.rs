@@ -9,11 +9,11 @@ use xxhash_rust::xxh3::xxh3_64;
 /// First bytes of every table file.
 pub const MAGIC: [u8; 8] = *b"AWARIDB\0";
 /// The newest format version this program writes and reads. Version 1 files hold zstd
-/// blocks (or none); version 2 adds the context-model codec ([`crate::store::Codec::Context`]), and a
-/// file is version 2 exactly when it uses it, so a file of zstd blocks is written byte for
-/// byte as before.
+/// blocks (or none); version 2 adds the context-model codecs ([`crate::store::Codec::Context`]
+/// and [`crate::store::Codec::DontCares`]), and a file is version 2 exactly when it uses
+/// one, so a file of zstd blocks is written byte for byte as before.
 pub const VERSION: u32 = 2;
-/// The version of a file that does not use the context-model codec.
+/// The version of a file that uses no context-model codec.
 pub(crate) const VERSION_ZSTD: u32 = 1;
 /// Index kind 1: every placement of the layer's seeds (stars and bars).
 pub(crate) const INDEX_FULL: u8 = 1;
@@ -31,6 +31,11 @@ pub(crate) const COMPRESSION_SHARED: u8 = 2;
 /// the layer's context model (`context_coder`), which lies between the header and the
 /// first block, followed by its own xxh3-64 checksum.
 pub(crate) const COMPRESSION_CONTEXT: u8 = 3;
+/// Compression 4, only for values (format version 2): blocks and model as code 3, but the
+/// values stored are *don't-cares* where a capture among the position's moves gives its
+/// value: each stored value is at most the true one, which is the larger of it and the
+/// position's best capture (`probe::dont_cares` restores it from the layers below).
+pub(crate) const COMPRESSION_DONT_CARES: u8 = 4;
 
 /// Byte offsets of the fixed fields.
 mod at {
@@ -113,10 +118,21 @@ impl Header {
         }
     }
 
-    /// The header of a values table coded by its context model ([`COMPRESSION_CONTEXT`]).
-    pub fn coded(rules: Rules, kind: TableKind, block_size: u32, summary: &LayerSummary) -> Header {
+    /// The header of a values table coded by its context model ([`COMPRESSION_CONTEXT`],
+    /// or [`COMPRESSION_DONT_CARES`] where its values keep don't-cares).
+    pub fn coded(
+        rules: Rules,
+        kind: TableKind,
+        block_size: u32,
+        summary: &LayerSummary,
+        dont_cares: bool,
+    ) -> Header {
         Header {
-            compression: COMPRESSION_CONTEXT,
+            compression: if dont_cares {
+                COMPRESSION_DONT_CARES
+            } else {
+                COMPRESSION_CONTEXT
+            },
             ..Header::new(rules, kind, block_size, summary)
         }
     }
@@ -149,7 +165,7 @@ impl Header {
 
     /// The format version of a file with this header.
     pub fn version(&self) -> u32 {
-        if self.compression == COMPRESSION_CONTEXT {
+        if self.compression == COMPRESSION_CONTEXT || self.compression == COMPRESSION_DONT_CARES {
             VERSION
         } else {
             VERSION_ZSTD

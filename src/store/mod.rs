@@ -29,7 +29,9 @@
 
 mod cache;
 mod context_coder;
+mod files;
 mod header;
+mod pair_writer;
 mod reader;
 mod recode;
 pub(crate) mod varint;
@@ -40,9 +42,8 @@ pub(crate) use cache::{BlockCache, CACHE_BLOCKS};
 pub use context_coder::Codec;
 pub use reader::LayerFile;
 pub use recode::recode_layer;
-pub(crate) use writer::{
-    compress_blocks, write_pair, write_without_entries, PairWriter, TableWriter,
-};
+pub(crate) use pair_writer::{write_pair, PairWriter};
+pub(crate) use writer::{compress_blocks, write_dont_cares, write_without_entries, TableWriter};
 pub use writer::{write_layer, write_table, WriteOptions, WrittenLayer};
 
 use crate::board::MAX_SEEDS;

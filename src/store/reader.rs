@@ -7,9 +7,11 @@
 //! ([`LayerFile::open_mapped`]) for callers who can promise the files will not change.
 
 use super::context_coder::Model;
+pub(crate) use super::files::open_regular;
+use super::files::read_exact_at;
 use super::header::{
-    BlockTable, FixedProblem, Header, COMPRESSION_CONTEXT, COMPRESSION_NONE, COMPRESSION_SHARED,
-    COMPRESSION_ZSTD, FIXED_LEN, INDEX_FULL,
+    BlockTable, FixedProblem, Header, COMPRESSION_CONTEXT, COMPRESSION_DONT_CARES,
+    COMPRESSION_NONE, COMPRESSION_SHARED, COMPRESSION_ZSTD, FIXED_LEN, INDEX_FULL,
 };
 use super::zstd_contexts;
 use super::{histogram_bucket, LayerSummary, StoreError, TableKind, HISTOGRAM_LEN};
@@ -46,8 +48,11 @@ pub struct LayerFile {
     low: Option<Box<LayerFile>>,
     /// Whether this is such a high file (its header's compression code is 2).
     shares: bool,
-    /// The context model of a values file coded by it (compression code 3).
+    /// The context model of a values file coded by it (compression code 3 or 4).
     model: Option<Model>,
+    /// Whether the values stored keep don't-cares (compression code 4): see
+    /// [`LayerFile::dont_cares`].
+    dont_cares: bool,
 }
 
 thread_local! {
@@ -137,6 +142,7 @@ impl LayerFile {
             low: None,
             shares: false,
             model: None,
+            dont_cares: false,
         };
         file.len = match &file.source {
             Source::Read(f) => f.metadata().map_err(|e| io_error(path, e))?.len(),
@@ -156,7 +162,8 @@ impl LayerFile {
         if file.shares {
             file.low = Some(Box::new(file.open_low(rules)?));
         }
-        if header.compression == COMPRESSION_CONTEXT {
+        file.dont_cares = header.compression == COMPRESSION_DONT_CARES;
+        if header.compression == COMPRESSION_CONTEXT || file.dont_cares {
             file.model = Some(file.read_model()?);
         }
         Ok(file)
@@ -283,6 +290,7 @@ impl LayerFile {
         // Only a distances table may keep no entries: a layer's values are always kept.
         let compression_known = header.compression == COMPRESSION_ZSTD
             || (header.compression == COMPRESSION_CONTEXT && kind == TableKind::Values)
+            || (header.compression == COMPRESSION_DONT_CARES && kind == TableKind::Values)
             || (header.compression == COMPRESSION_NONE && kind == TableKind::Distances)
             || (header.compression == COMPRESSION_SHARED && kind.low_of_pair().is_some());
         if header.index_kind != INDEX_FULL || !compression_known {
@@ -351,9 +359,32 @@ impl LayerFile {
     pub fn keeps_entries(&self) -> bool {
         self.entries
     }
-    /// The summary of the layer's values stored in the header at build time.
+    /// The summary of the layer's values stored in the header at build time (for a file
+    /// with don't-cares, of the true values).
     pub fn summary(&self) -> &LayerSummary {
         &self.summary
+    }
+    /// Whether the values stored keep *don't-cares* ([`crate::store::Codec::DontCares`]):
+    /// where a capture among a position's moves gives its value, the file may store any
+    /// value up to it, and the true value is the larger of the stored one and the best
+    /// capture, which only the layers below can tell. Such a file's values are read
+    /// through a [`crate::Database`], which restores them; this file's own readers
+    /// ([`LayerFile::read_block`], [`LayerFile::read_all`] and the like) refuse it.
+    pub fn dont_cares(&self) -> bool {
+        self.dont_cares
+    }
+
+    /// The error of a reader that would take stored don't-cares for values.
+    fn refuse_dont_cares(&self) -> Result<(), StoreError> {
+        if self.dont_cares {
+            return Err(StoreError::Unusable {
+                path: self.path.clone(),
+                what: "its values keep don't-cares, which only the layers below restore: \
+                       read it through a Database, or recode it with --codec context"
+                    .into(),
+            });
+        }
+        Ok(())
     }
 
     /// Positions in `block` (the last one may be short).
@@ -516,7 +547,18 @@ impl LayerFile {
     }
 
     /// The bytes of one block, checked against its checksum and the table kind's range.
+    ///
+    /// # Errors
+    ///
+    /// A block that cannot be read or is damaged; [`StoreError::Unusable`] for a file whose
+    /// values keep don't-cares ([`LayerFile::dont_cares`]).
     pub fn read_block_bytes(&self, block: u64) -> Result<Vec<u8>, StoreError> {
+        self.refuse_dont_cares()?;
+        self.stored_block_bytes(block)
+    }
+
+    /// The bytes of one block as stored (don't-cares and all), checked.
+    pub(crate) fn stored_block_bytes(&self, block: u64) -> Result<Vec<u8>, StoreError> {
         let want = self.block_len(block.min(self.blocks().saturating_sub(1)));
         let mut bytes = vec![0u8; want];
         if let Some(model) = &self.model {
@@ -555,7 +597,17 @@ impl LayerFile {
     }
 
     /// Every byte of the table, decompressed (in parallel).
+    ///
+    /// # Errors
+    ///
+    /// As [`LayerFile::read_block_bytes`].
     pub fn read_all_bytes(&self) -> Result<Vec<u8>, StoreError> {
+        self.refuse_dont_cares()?;
+        self.stored_bytes()
+    }
+
+    /// Every byte of the table as stored (don't-cares and all), decompressed in parallel.
+    pub(crate) fn stored_bytes(&self) -> Result<Vec<u8>, StoreError> {
         if !self.entries {
             // Not a layer of zeros: there is nothing to read.
             return self.with_checked_block(0, |_| Vec::new());
@@ -566,19 +618,25 @@ impl LayerFile {
         out.par_chunks_mut(self.block_size as usize)
             .enumerate()
             .try_for_each(|(b, chunk)| {
-                chunk.copy_from_slice(&self.read_block_bytes(b as u64)?);
+                chunk.copy_from_slice(&self.stored_block_bytes(b as u64)?);
                 Ok(())
             })?;
         Ok(out)
     }
 
     /// Every value of the layer, decompressed (in parallel).
+    ///
+    /// # Errors
+    ///
+    /// As [`LayerFile::read_block_bytes`].
     pub fn read_all(&self) -> Result<Vec<i8>, StoreError> {
-        Ok(self
-            .read_all_bytes()?
-            .into_iter()
-            .map(|b| b as i8)
-            .collect())
+        self.refuse_dont_cares()?;
+        self.read_all_stored()
+    }
+
+    /// Every value of the layer as stored (don't-cares and all).
+    pub(crate) fn read_all_stored(&self) -> Result<Vec<i8>, StoreError> {
+        Ok(self.stored_bytes()?.into_iter().map(|b| b as i8).collect())
     }
 
     /// Positions where this file (a pair's low file) and `high` (its high file) hold the
@@ -646,53 +704,4 @@ fn io_error(path: &Path, source: std::io::Error) -> StoreError {
         path: path.to_path_buf(),
         source,
     }
-}
-
-/// Opens `path` for reading if it is a regular file. The type is checked before the open,
-/// since opening a FIFO blocks until a writer comes, and again on the open file.
-pub(crate) fn open_regular(path: &Path) -> Result<File, StoreError> {
-    let not_a_file = || StoreError::NotAFile {
-        path: path.to_path_buf(),
-    };
-    let meta = std::fs::metadata(path).map_err(|e| io_error(path, e))?;
-    if !meta.is_file() {
-        return Err(not_a_file());
-    }
-    let file = File::open(path).map_err(|e| io_error(path, e))?;
-    if !file.metadata().map_err(|e| io_error(path, e))?.is_file() {
-        return Err(not_a_file());
-    }
-    Ok(file)
-}
-
-/// Fills `buf` from `offset` without moving a shared cursor, so threads can read blocks of
-/// one open file at once.
-#[cfg(unix)]
-fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
-    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
-}
-
-/// Windows has no `read_exact_at`: `seek_read` reads at an offset, perhaps short.
-#[cfg(windows)]
-fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> std::io::Result<()> {
-    use std::os::windows::fs::FileExt;
-    while !buf.is_empty() {
-        match file.seek_read(buf, offset) {
-            Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
-            Ok(n) => {
-                buf = &mut buf[n..];
-                offset += n as u64;
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
-}
-
-/// Elsewhere there is no positioned read: such a platform can still open the files with
-/// [`LayerFile::open_mapped`].
-#[cfg(not(any(unix, windows)))]
-fn read_exact_at(_file: &File, _buf: &mut [u8], _offset: u64) -> std::io::Result<()> {
-    Err(std::io::ErrorKind::Unsupported.into())
 }

@@ -10,12 +10,14 @@ use super::*;
 /// Re-writes the values of layer `seeds` of `rules` under `db` with `opts`: the context
 /// model ([`Codec::Context`], format version 2) or zstd, in blocks of `opts.block_size`.
 /// The layer's distances are left as they are. Re-writing a file with the options it was
-/// written with gives the same bytes.
+/// written with gives the same bytes. Values with don't-cares, on either side, need the
+/// layers below: [`crate::Database::recode_layer`] re-writes those.
 ///
 /// # Errors
 ///
 /// The layer's file cannot be opened, or a block of it is damaged (nothing is renamed
-/// then), or the new file cannot be written (its temporary file is removed).
+/// then), or the new file cannot be written (its temporary file is removed);
+/// [`StoreError::Unusable`] for don't-cares, on either side.
 pub fn recode_layer(
     db: &Path,
     rules: Rules,
@@ -23,8 +25,16 @@ pub fn recode_layer(
     opts: WriteOptions,
 ) -> Result<WrittenLayer, StoreError> {
     let old = LayerFile::open(&layer_path(db, rules, seeds), rules, seeds)?;
+    if opts.codec == Codec::DontCares {
+        return Err(StoreError::Unusable {
+            path: old.path().to_path_buf(),
+            what: "values with don't-cares are written from the layers below \
+                   (Database::recode_layer)"
+                .into(),
+        });
+    }
     let model = match opts.codec {
-        Codec::Zstd => None,
+        Codec::Zstd | Codec::DontCares => None,
         Codec::Context => {
             let mut counts = Counts::new(seeds);
             in_blocks(&old, opts.block_size, |block| counts.add(&as_values(block)))?;

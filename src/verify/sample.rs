@@ -282,7 +282,7 @@ fn check_batch(
 /// its positions walked in order, their moves generated once; the lookups then sorted.
 fn read_batch(db: &Database, n: u32, runs: &[(u64, u64)]) -> Result<Batch, VerifyError> {
     let rules = db.rules();
-    let file = db.layer(n).ok_or(VerifyError::Missing(n))?;
+    db.layer(n).ok_or(VerifyError::Missing(n))?;
     let distances_file = db.distances_file(n);
     let has_distances = distances_file.is_some();
     let mut firsts = Vec::with_capacity(runs.len());
@@ -317,7 +317,9 @@ fn read_batch(db: &Database, n: u32, runs: &[(u64, u64)]) -> Result<Batch, Verif
     }
     runs.par_iter().zip(&firsts).zip(parts).try_for_each(
         |((&(start, len), &first), (keys, stored, rounds, over))| -> Result<(), VerifyError> {
-            stored.copy_from_slice(&read_span(file, start, len)?);
+            for (s, v) in stored.iter_mut().zip(db.true_span(n, start, len)?) {
+                *s = v as u8;
+            }
             if let Some(d) = distances_file {
                 rounds.copy_from_slice(&read_span(d, start, len)?);
             }
@@ -386,7 +388,8 @@ fn fold_children(
         .try_for_each(|&(layer, block, first, end)| -> Result<(), VerifyError> {
             let file = db.layer(layer).ok_or(VerifyError::Missing(layer))?;
             let base = layer_base(layer) + block * u64::from(file.block_size());
-            let bytes = file.read_block_bytes(block)?;
+            let start = block * u64::from(file.block_size());
+            let bytes = db.true_span(layer, start, file.block_len(block) as u64)?;
             // Only the layer's own rounds are read: a child's round matters for the moves
             // that do not capture.
             let distances = match distances_file {
@@ -399,7 +402,7 @@ fn fold_children(
             for &key in &batch.keys[first..end] {
                 let within = ((key >> SLOT_BITS) - base) as usize;
                 let p = (key & ((1 << SLOT_BITS) - 1)) as usize;
-                let worth = captured - bytes[within] as i8;
+                let worth = captured - bytes[within];
                 best_worth[p].fetch_max(worth, Relaxed);
                 // As `round_keeps_its_promise`: along best play the rounds fall until a
                 // capture. Only the best moves for the stored value count.

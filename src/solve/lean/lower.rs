@@ -36,7 +36,19 @@ impl LowerFiles {
         let mut files = Vec::new();
         for m in 0..n {
             files.push(if reachable(n, m) {
-                Some(LayerFile::open(&store::layer_path(db, rules, m), rules, m)?)
+                let file = LayerFile::open(&store::layer_path(db, rules, m), rules, m)?;
+                if file.dont_cares() {
+                    // Restoring them would take random lookups of the layers below for
+                    // each of the billions of exits: the lean pass reads plain values.
+                    return Err(StoreError::Unusable {
+                        path: file.path().to_path_buf(),
+                        what: format!(
+                            "its values keep don't-cares, which the lean pass does not read: \
+                             recode layer {m} first (awari recode --codec context --layers {m})"
+                        ),
+                    });
+                }
+                Some(file)
             } else {
                 None
             });

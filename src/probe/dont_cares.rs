@@ -1,0 +1,309 @@
+//! Values with don't-cares ([`Codec::DontCares`]): what such a file keeps, and how a probe
+//! restores what it dropped.
+//!
+//! Where a capture among a position's moves gives its value, the file may keep any value up
+//! to it (the one kept before it, where not larger: it codes cheapest). The true value is
+//! then `max(stored, best capture)`, a capture being worth `captured − value(child)` with
+//! the child in a lower layer. Every stored value is at most the true one, so
+//! `captured − stored(child)` bounds a capture from above: a child whose bound cannot beat
+//! the position's stored value needs no restoring itself. That keeps a probe to about two
+//! lookups (docs/measurements.md, "Values a third smaller").
+
+use super::{Database, ProbeError};
+use crate::board::{from_bits, Board};
+use crate::index;
+use crate::rules::Rules;
+use crate::store::{self, Codec, LayerFile, LayerSummary, StoreError, WriteOptions, WrittenLayer};
+use rayon::prelude::*;
+use std::sync::Arc;
+
+/// Positions of a layer restored or coded at once: their captures' children are looked up
+/// in one batch.
+const CHUNK: u64 = 1 << 22;
+
+/// A capture among a position's moves: the position's place in its batch, the seeds it
+/// takes, and the child.
+struct Capture {
+    at: usize,
+    captured: i8,
+    child: Board,
+}
+
+/// The captures of `boards[at]` for every `at` that `wanted` takes, in parallel.
+fn captures_of(
+    rules: Rules,
+    boards: &[Board],
+    wanted: impl Fn(usize) -> bool + Sync,
+) -> Vec<Capture> {
+    boards
+        .par_iter()
+        .enumerate()
+        .filter(|&(at, _)| wanted(at))
+        .flat_map_iter(|(at, board)| {
+            rules
+                .legal_moves(board)
+                .iter()
+                .filter(|m| m.captured > 0)
+                .map(|m| Capture {
+                    at,
+                    captured: m.captured as i8,
+                    child: m.child,
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// The best capture of each of the `len` positions of layer `n` from index `start` (None
+/// where no move captures), the children's true values from `lookup`, which answers a
+/// batch of boards in their order.
+fn best_captures<E>(
+    rules: Rules,
+    n: u32,
+    start: u64,
+    len: usize,
+    lookup: &mut impl FnMut(&[Board]) -> Result<Vec<i8>, E>,
+) -> Result<Vec<Option<i8>>, E> {
+    const PART: u64 = 1 << 16;
+    let end = start + len as u64;
+    let boards: Vec<Board> = (start..end)
+        .step_by(PART as usize)
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .flat_map_iter(|from| {
+            index::walk_bits(n, from, (from + PART).min(end)).map(|(_, b)| from_bits(b))
+        })
+        .collect();
+    let captures = captures_of(rules, &boards, |_| true);
+    let children: Vec<Board> = captures.iter().map(|c| c.child).collect();
+    let mut best: Vec<Option<i8>> = vec![None; len];
+    for (c, v) in captures.iter().zip(lookup(&children)?) {
+        let worth = c.captured - v;
+        best[c.at] = Some(best[c.at].map_or(worth, |b| b.max(worth)));
+    }
+    Ok(best)
+}
+
+/// Restores a whole layer `n` in place: `stored` (every position, in index order) becomes
+/// the true values, the captures' children looked up through `lookup` (true values).
+pub(crate) fn restore_layer<E>(
+    rules: Rules,
+    n: u32,
+    stored: &mut [i8],
+    mut lookup: impl FnMut(&[Board]) -> Result<Vec<i8>, E>,
+) -> Result<(), E> {
+    for (k, chunk) in stored.chunks_mut(CHUNK as usize).enumerate() {
+        let best = best_captures(rules, n, k as u64 * CHUNK, chunk.len(), &mut lookup)?;
+        chunk.par_iter_mut().zip(best).for_each(|(s, b)| {
+            if let Some(b) = b {
+                *s = (*s).max(b);
+            }
+        });
+    }
+    Ok(())
+}
+
+/// Checks the restored values of `file` (a layer with don't-cares) against the counts in
+/// its header, which its writer took from the true values: a stored value above the true
+/// one, or a layer below that changed, shows there.
+pub(crate) fn check_restored(file: &LayerFile, values: &[i8]) -> Result<(), StoreError> {
+    if LayerSummary::from_values(file.seeds(), values) == *file.summary() {
+        return Ok(());
+    }
+    Err(StoreError::Corrupted {
+        path: file.path().to_path_buf(),
+        what: "its restored values disagree with the counts in its header".into(),
+    })
+}
+
+/// What a file with don't-cares keeps for layer `n`'s true `values`, block by block
+/// (`block_size` positions, the file's): where the best capture gives the value, the value
+/// kept just before it in the block if not larger, else the value itself.
+pub(crate) fn dont_care_values<E>(
+    rules: Rules,
+    n: u32,
+    values: &[i8],
+    block_size: u32,
+    mut lookup: impl FnMut(&[Board]) -> Result<Vec<i8>, E>,
+) -> Result<Vec<i8>, E> {
+    let block = block_size as usize;
+    let chunk = (CHUNK as usize / block).max(1) * block;
+    let mut stored = values.to_vec();
+    for (k, (out, true_values)) in stored
+        .chunks_mut(chunk)
+        .zip(values.chunks(chunk))
+        .enumerate()
+    {
+        let best = best_captures(rules, n, (k * chunk) as u64, out.len(), &mut lookup)?;
+        out.par_chunks_mut(block)
+            .zip(true_values.par_chunks(block))
+            .zip(best.par_chunks(block))
+            .for_each(|((out, true_values), best)| {
+                let mut before: Option<i8> = None;
+                for ((kept, &value), &capture) in out.iter_mut().zip(true_values).zip(best) {
+                    if capture == Some(value) {
+                        *kept = before.map_or(value, |b| b.min(value));
+                    }
+                    before = Some(*kept);
+                }
+            });
+    }
+    Ok(stored)
+}
+
+/// Which layers a batch must restore: those whose file keeps don't-cares and that are not
+/// held in memory (held layers are true values), as seen once for the whole batch.
+pub(super) type Held = Vec<Option<Arc<Vec<i8>>>>;
+
+impl Database {
+    /// The true value of `board`, stored as `stored` in a layer with don't-cares: the
+    /// larger of it and the best capture, each capture's child restored in turn where its
+    /// bound could beat `stored`.
+    pub(super) fn restored(&self, board: &Board, stored: i8) -> Result<i8, ProbeError> {
+        let mut best = stored;
+        for m in self
+            .rules()
+            .legal_moves(board)
+            .iter()
+            .filter(|m| m.captured > 0)
+        {
+            let file = self.layer_or_missing(m.child.seeds())?;
+            let kept = self.cached_byte(file, &m.child)? as i8;
+            let captured = m.captured as i8;
+            let child = if file.dont_cares() && captured - kept > stored {
+                self.restored(&m.child, kept)?
+            } else {
+                kept
+            };
+            best = best.max(captured - child);
+        }
+        Ok(best)
+    }
+
+    /// Whether a batch reading layer `seeds` with `held` in memory reads stored
+    /// don't-cares.
+    fn must_restore(&self, held: &Held, seeds: u32) -> bool {
+        held[seeds as usize].is_none() && self.layer(seeds).is_some_and(|f| f.dont_cares())
+    }
+
+    /// Restores `values` (what [`Database::stored_many`] read for `boards` with `held`)
+    /// where they are don't-cares, a level of captures a batch: the children whose bound
+    /// beats their parent's stored value are restored the same way, all together.
+    pub(super) fn restore_many(
+        &self,
+        held: &Held,
+        boards: &[Board],
+        values: &mut [i8],
+    ) -> Result<(), ProbeError> {
+        let captures = captures_of(self.rules(), boards, |at| {
+            self.must_restore(held, boards[at].seeds())
+        });
+        if captures.is_empty() {
+            return Ok(());
+        }
+        let children: Vec<Board> = captures.iter().map(|c| c.child).collect();
+        if let Some(c) = children.iter().find(|c| !self.has_layer(c.seeds())) {
+            self.layer_or_missing(c.seeds())?;
+        }
+        let mut child_values = self.stored_many(held, &children)?;
+        let deeper: Vec<usize> = (0..captures.len())
+            .filter(|&j| {
+                let c = &captures[j];
+                self.must_restore(held, c.child.seeds())
+                    && c.captured - child_values[j] > values[c.at]
+            })
+            .collect();
+        if !deeper.is_empty() {
+            let boards: Vec<Board> = deeper.iter().map(|&j| children[j]).collect();
+            let mut restored: Vec<i8> = deeper.iter().map(|&j| child_values[j]).collect();
+            self.restore_many(held, &boards, &mut restored)?;
+            for (&j, v) in deeper.iter().zip(restored) {
+                child_values[j] = v;
+            }
+        }
+        // A child left as stored has `captured − stored ≤` its parent's stored value:
+        // folding it in changes nothing.
+        for (c, v) in captures.iter().zip(child_values) {
+            values[c.at] = values[c.at].max(c.captured - v);
+        }
+        Ok(())
+    }
+
+    /// The true values of positions `start..start + len` of layer `seeds`, read from their
+    /// blocks (each checked as read) and restored where the file keeps don't-cares.
+    pub(crate) fn true_span(
+        &self,
+        seeds: u32,
+        start: u64,
+        len: u64,
+    ) -> Result<Vec<i8>, ProbeError> {
+        let file = self.layer_or_missing(seeds)?;
+        let size = u64::from(file.block_size());
+        let mut out = Vec::with_capacity(len as usize);
+        let mut at = start;
+        while at < start + len {
+            let block = at / size;
+            let bytes = file.stored_block_bytes(block)?;
+            let from = (at - block * size) as usize;
+            let to = ((start + len).min((block + 1) * size) - block * size) as usize;
+            out.extend(bytes[from..to].iter().map(|&b| b as i8));
+            at = block * size + to as u64;
+        }
+        if file.dont_cares() {
+            let boards: Vec<Board> = index::walk(seeds, start, start + len)
+                .map(|(_, b)| b)
+                .collect();
+            // Nothing counted as held: these values come from the file, whatever is loaded.
+            let from_files: Held = vec![None; self.loaded.read().len()];
+            self.restore_many(&from_files, &boards, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    /// The true values of layer `seeds`, every position in index order: a copy of the
+    /// layer held in memory, else read whole, and for a file with don't-cares restored through [`Database::values_many`] (fast where
+    /// the layers below are held in memory) and checked against its header's counts.
+    pub(crate) fn true_layer(&self, seeds: u32) -> Result<Vec<i8>, ProbeError> {
+        let file = self.layer_or_missing(seeds)?;
+        if let Some(held) = self.loaded.read()[seeds as usize].clone() {
+            return Ok(held.to_vec());
+        }
+        let mut values = file.read_all_stored()?;
+        if file.dont_cares() {
+            restore_layer(self.rules(), seeds, &mut values, |boards| {
+                self.values_many(boards)
+            })?;
+            check_restored(file, &values)?;
+        }
+        Ok(values)
+    }
+
+    /// Re-writes the values of layer `seeds` with `opts`, in place (written aside, then
+    /// renamed over the old file, so a run cut short leaves the old file whole): the
+    /// way to [`Codec::DontCares`] and back, and [`store::recode_layer`] for the other
+    /// codecs. Values with don't-cares, on either side, are worked out from the layers
+    /// below, best held in memory first ([`Database::load`]). This database keeps reading
+    /// the layer as it was opened (the same values); open it again to read the new file.
+    ///
+    /// # Errors
+    ///
+    /// A layer missing or damaged, this one or one below that a capture reaches; restored
+    /// values that disagree with the header's counts; the new file cannot be written
+    /// (nothing is renamed then).
+    pub fn recode_layer(&self, seeds: u32, opts: WriteOptions) -> Result<WrittenLayer, ProbeError> {
+        let (dir, rules) = (self.dir(), self.rules());
+        let file = self.layer_or_missing(seeds)?;
+        if !file.dont_cares() && opts.codec != Codec::DontCares {
+            return Ok(store::recode_layer(dir, rules, seeds, opts)?);
+        }
+        let values = self.true_layer(seeds)?;
+        let summary = LayerSummary::from_values(seeds, &values);
+        if opts.codec != Codec::DontCares {
+            return Ok(store::write_layer(dir, rules, seeds, &values, opts)?);
+        }
+        let stored = dont_care_values(rules, seeds, &values, opts.block_size, |boards| {
+            self.values_many(boards)
+        })?;
+        Ok(store::write_dont_cares(dir, rules, &stored, summary, opts)?)
+    }
+}
