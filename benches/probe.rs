@@ -5,8 +5,10 @@
 //!
 //! `cargo bench --bench probe`. Builds layers 0..=16 of `awari` into a temporary folder first
 //! (about 10 s). Figures are per probe. `AWARI_BENCH_CODEC=context` builds the values with
-//! the context-model codec instead of zstd, and `AWARI_BENCH_BLOCK=N` with blocks of N
-//! positions, to compare the probes of both.
+//! the context-model codec instead of zstd, `AWARI_BENCH_CODEC=dont-cares` recodes them
+//! to don't-cares once built (a cold probe then reads the blocks of the captures it
+//! restores too), and `AWARI_BENCH_BLOCK=N` sets blocks of N positions, to compare the
+//! probes of each.
 
 use awari::build::{build, BuildOptions};
 use awari::{Database, Rules};
@@ -21,7 +23,8 @@ const LAYER: u32 = 16;
 fn bench_probe(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut opts = BuildOptions::new(dir.path().to_path_buf(), Rules::AWARI, LAYER);
-    if std::env::var("AWARI_BENCH_CODEC").as_deref() == Ok("context") {
+    let codec = std::env::var("AWARI_BENCH_CODEC").unwrap_or_default();
+    if codec == "context" {
         opts.write.codec = awari::store::Codec::Context;
     }
     if let Some(block) = std::env::var("AWARI_BENCH_BLOCK")
@@ -31,6 +34,17 @@ fn bench_probe(c: &mut Criterion) {
         opts.write.block_size = block;
     }
     build(&opts, &awari::solve::Quiet).expect("build");
+    if codec == "dont-cares" {
+        let db = Database::open(dir.path(), Rules::AWARI).expect("open");
+        let recode = awari::store::WriteOptions {
+            codec: awari::store::Codec::DontCares,
+            ..opts.write
+        };
+        for n in 0..=LAYER {
+            db.load(&[n]).expect("load");
+            db.recode_layer(n, recode).expect("recode");
+        }
+    }
     let sample = common::positions(LAYER, 4096, 0x2545_F491_4F6C_DD1D);
     let mut group = c.benchmark_group("probe");
     group

@@ -307,3 +307,62 @@ impl Database {
         Ok(store::write_dont_cares(dir, rules, &stored, summary, opts)?)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::build::{build, BuildOptions};
+    use std::convert::Infallible;
+
+    /// What a file keeps is at most each true value, equal to it wherever no capture gives
+    /// it, and restores to it; a kept value above the true one (which no writer here makes)
+    /// is caught by the header's counts, by a loaded layer and by `verify`.
+    #[test]
+    fn kept_values_stay_below_and_a_value_above_is_caught() {
+        const N: u32 = 8;
+        let rules = Rules::AWARI;
+        let dir = tempfile::tempdir().unwrap();
+        build(&BuildOptions::new(dir.path(), rules, N), &crate::Quiet).unwrap();
+        let db = Database::open(dir.path(), rules).unwrap();
+        let layers: Vec<Vec<i8>> = (0..=N).map(|n| db.true_layer(n).unwrap()).collect();
+        let lookup = |boards: &[Board]| {
+            Ok::<_, Infallible>(
+                boards
+                    .iter()
+                    .map(|b| layers[b.seeds() as usize][index::rank(b) as usize])
+                    .collect(),
+            )
+        };
+        let values = &layers[N as usize];
+        let kept = dont_care_values(rules, N, values, 64, lookup).unwrap();
+        let best = best_captures(rules, N, 0, values.len(), &mut { lookup }).unwrap();
+        let mut freed = 0;
+        for i in 0..values.len() {
+            assert!(kept[i] <= values[i], "position {i}");
+            if best[i] != Some(values[i]) {
+                assert_eq!(kept[i], values[i], "position {i}: no capture gives it");
+            }
+            freed += usize::from(kept[i] != values[i]);
+        }
+        assert!(freed > values.len() / 20, "{freed} of {} kept otherwise", values.len());
+        let mut restored = kept.clone();
+        restore_layer(rules, N, &mut restored, lookup).unwrap();
+        assert_eq!(&restored, values);
+        // One kept value raised above its true one, written behind sound checksums.
+        let mut bad = kept;
+        let at = (0..bad.len()).find(|&i| values[i] < 20).unwrap();
+        bad[at] = values[at] + 1;
+        let opts = WriteOptions {
+            block_size: 64,
+            ..WriteOptions::default()
+        };
+        let summary = LayerSummary::from_values(N, values);
+        store::write_dont_cares(dir.path(), rules, &bad, summary, opts).unwrap();
+        let db = Database::open(dir.path(), rules).unwrap();
+        let err = db.true_layer(N).unwrap_err().to_string();
+        assert!(err.contains("restored values disagree"), "{err}");
+        assert!(db.load(&[N]).is_err());
+        let err = crate::verify(&db, 0, N, |_| {}).unwrap_err().to_string();
+        assert!(err.contains("restored values disagree"), "{err}");
+    }
+}

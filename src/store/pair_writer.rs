@@ -170,4 +170,3 @@ pub fn write_pair(
     w.append(low, high)?;
     w.finish(summaries)
 }
-

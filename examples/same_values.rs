@@ -1,0 +1,78 @@
+//! Do two databases of one rule set answer alike? Every position of layers `0..=whole`
+//! (in batches), then `sample` positions drawn uniformly from layers `whole + 1 ..= top`,
+//! each asked in a batch and one by one, in both. Made to check tables re-written with
+//! another codec (don't-cares restore their values through captures) against the files
+//! they came from.
+//!
+//! `cargo run --release --example same_values -- A B awari 16 24 1000000`
+
+use awari::{index, Board, Database, Rules};
+use std::time::Instant;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [a, b, rules, whole, top, sample] = &args[..] else {
+        return Err("usage: same_values A B RULES WHOLE TOP SAMPLE".into());
+    };
+    let rules: Rules = rules.parse()?;
+    let (whole, top, sample): (u32, u32, u64) = (whole.parse()?, top.parse()?, sample.parse()?);
+    let (a, b) = (Database::open(a, rules)?, Database::open(b, rules)?);
+    let mut differ = 0u64;
+    let started = Instant::now();
+    for n in 0..=whole {
+        let size = index::size(n);
+        let mut start = 0;
+        while start < size {
+            let end = (start + (1 << 22)).min(size);
+            let boards: Vec<Board> = index::walk(n, start, end).map(|(_, b)| b).collect();
+            differ += count_differ(&a.values_many(&boards)?, &b.values_many(&boards)?);
+            start = end;
+        }
+    }
+    let positions = index::size_up_to(whole);
+    println!(
+        "layers 0..={whole}: {positions} positions, every one, in batches: {differ} differ ({:.1} s)",
+        started.elapsed().as_secs_f64()
+    );
+    let base = index::size_up_to(whole);
+    let span = index::size_up_to(top) - base;
+    // SplitMix64 from a fixed seed: the same sample every run.
+    let mut state = 0x5EED_5A4E_u64;
+    let boards: Vec<Board> = (0..sample)
+        .map(|_| {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            let mut at = base + (z ^ (z >> 31)) % span;
+            let mut n = whole + 1;
+            while at >= index::size_up_to(n) {
+                n += 1;
+            }
+            at -= index::size_up_to(n) - index::size(n);
+            index::unrank(n, at)
+        })
+        .collect();
+    let started = Instant::now();
+    let (va, vb) = (a.values_many(&boards)?, b.values_many(&boards)?);
+    let batch_differ = count_differ(&va, &vb);
+    let batch_s = started.elapsed().as_secs_f64();
+    let started = Instant::now();
+    let mut one_differ = 0;
+    for (board, &want) in boards.iter().zip(&va) {
+        one_differ += u64::from(b.value(board)? != want);
+    }
+    println!(
+        "layers {}..={top}: {sample} random positions: {batch_differ} differ in batches ({batch_s:.1} s, both), {one_differ} one by one in B ({:.1} s)",
+        whole + 1,
+        started.elapsed().as_secs_f64()
+    );
+    if differ + batch_differ + one_differ > 0 {
+        return Err("the databases differ".into());
+    }
+    Ok(())
+}
+
+fn count_differ(a: &[i8], b: &[i8]) -> u64 {
+    a.iter().zip(b).filter(|(x, y)| x != y).count() as u64
+}
