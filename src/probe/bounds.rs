@@ -76,7 +76,7 @@ impl BoundsVariation {
 /// of each table), so the few hundred blocks of the values' cache are read again and again:
 /// measured on abapa layer 20 after 200 capture-free moves, 58 s with 256 blocks, 3.5 s with
 /// this many (five searches of 10⁵ nodes).
-const OWN_ROW_CACHE_BLOCKS: usize = 16_384;
+const OWN_ROW_CACHE_BYTES: usize = 256 << 20;
 
 /// The bounds tables of one rule set, opened for probing, with the own-row values beside
 /// them ([`BoundsDatabase::own_row`]). Probing keeps up to 256 MiB of decompressed blocks.
@@ -107,7 +107,7 @@ impl BoundsDatabase {
                 open(Tables::OwnRow(Repetition::First))?,
                 open(Tables::OwnRow(Repetition::Third))?,
             ],
-            cache: BlockCache::new(OWN_ROW_CACHE_BLOCKS),
+            cache: BlockCache::new(OWN_ROW_CACHE_BYTES),
         })
     }
 

@@ -10,7 +10,7 @@
 //! lookups (docs/measurements.md, "Values a third smaller").
 
 use super::{Database, ProbeError};
-use crate::board::{from_bits, Board};
+use crate::board::{from_bits, Board, MAX_SEEDS};
 use crate::index;
 use crate::rules::Rules;
 use crate::store::{self, Codec, LayerFile, LayerSummary, StoreError, WriteOptions, WrittenLayer};
@@ -20,6 +20,16 @@ use std::sync::Arc;
 /// Positions of a layer restored or coded at once: their captures' children are looked up
 /// in one batch.
 const CHUNK: u64 = 1 << 22;
+
+/// One lookup of a batch ([`Database::resolve`]): a board, the lookup whose capture asked
+/// for it and the seeds that capture took (none for the batch's own boards), and the
+/// value stored for it.
+struct Lookup {
+    board: Board,
+    asker: Option<usize>,
+    captured: i8,
+    stored: i8,
+}
 
 /// A capture among a position's moves: the position's place in its batch, the seeds it
 /// takes, and the child.
@@ -186,47 +196,89 @@ impl Database {
         held[seeds as usize].is_none() && self.layer(seeds).is_some_and(|f| f.dont_cares())
     }
 
-    /// Restores `values` (what [`Database::stored_many`] read for `boards` with `held`)
-    /// where they are don't-cares, a level of captures a batch: the children whose bound
-    /// beats their parent's stored value are restored the same way, all together.
-    pub(super) fn restore_many(
-        &self,
-        held: &Held,
-        boards: &[Board],
-        values: &mut [i8],
-    ) -> Result<(), ProbeError> {
-        let captures = captures_of(self.rules(), boards, |at| {
-            self.must_restore(held, boards[at].seeds())
-        });
-        if captures.is_empty() {
-            return Ok(());
+    /// The true values of `boards` in a batch, each block read once: the lookups are
+    /// taken a layer at a time from the top, since a capture's child lies in a lower layer.
+    /// A position of a layer with don't-cares (not `held` in memory) asks for its
+    /// captures' children, a child only where its bound beats the stored value it serves;
+    /// then every answer is folded into the lookup that asked for it, children first.
+    pub(super) fn resolve(&self, held: &Held, boards: &[Board]) -> Result<Vec<i8>, ProbeError> {
+        let mut restores = [false; MAX_SEEDS as usize + 1];
+        for (n, r) in restores.iter_mut().enumerate() {
+            *r = self.must_restore(held, n as u32);
         }
-        let children: Vec<Board> = captures.iter().map(|c| c.child).collect();
-        if let Some(c) = children.iter().find(|c| !self.has_layer(c.seeds())) {
-            self.layer_or_missing(c.seeds())?;
+        if !boards.iter().any(|b| restores[b.seeds() as usize]) {
+            // Nothing to restore (plain files, or layers held): the values as they are.
+            return self.stored_many(held, boards);
         }
-        let mut child_values = self.stored_many(held, &children)?;
-        let deeper: Vec<usize> = (0..captures.len())
-            .filter(|&j| {
-                let c = &captures[j];
-                self.must_restore(held, c.child.seeds())
-                    && c.captured - child_values[j] > values[c.at]
+        let mut nodes: Vec<Lookup> = boards
+            .iter()
+            .map(|&board| Lookup {
+                board,
+                asker: None,
+                captured: 0,
+                stored: 0,
             })
             .collect();
-        if !deeper.is_empty() {
-            let boards: Vec<Board> = deeper.iter().map(|&j| children[j]).collect();
-            let mut restored: Vec<i8> = deeper.iter().map(|&j| child_values[j]).collect();
-            self.restore_many(held, &boards, &mut restored)?;
-            for (&j, v) in deeper.iter().zip(restored) {
-                child_values[j] = v;
+        let mut pending: Vec<Vec<usize>> = vec![Vec::new(); held.len()];
+        for (at, b) in boards.iter().enumerate() {
+            pending[b.seeds() as usize].push(at);
+        }
+        for layer in (0..pending.len()).rev() {
+            let ids = std::mem::take(&mut pending[layer]);
+            if ids.is_empty() {
+                continue;
+            }
+            if !self.has_layer(layer as u32) {
+                self.layer_or_missing(layer as u32)?;
+            }
+            let asked: Vec<Board> = ids.iter().map(|&id| nodes[id].board).collect();
+            let stored = self.stored_many(held, &asked)?;
+            for (&id, v) in ids.iter().zip(stored) {
+                nodes[id].stored = v;
+            }
+            if !self.must_restore(held, layer as u32) {
+                continue;
+            }
+            let children: Vec<Lookup> = ids
+                .par_iter()
+                .filter(|&&id| {
+                    let node = &nodes[id];
+                    node.asker
+                        .is_none_or(|a| node.captured - node.stored > nodes[a].stored)
+                })
+                .flat_map_iter(|&id| {
+                    let node = &nodes[id];
+                    self.rules()
+                        .legal_moves(&node.board)
+                        .iter()
+                        .filter(|m| m.captured > 0)
+                        .map(|m| Lookup {
+                            board: m.child,
+                            asker: Some(id),
+                            captured: m.captured as i8,
+                            stored: 0,
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            for child in children {
+                pending[child.board.seeds() as usize].push(nodes.len());
+                nodes.push(child);
             }
         }
-        // A child left as stored has `captured − stored ≤` its parent's stored value:
-        // folding it in changes nothing.
-        for (c, v) in captures.iter().zip(child_values) {
-            values[c.at] = values[c.at].max(c.captured - v);
+        // A child comes after the lookup that asked for it: backwards, each is whole before
+        // it is folded. A child left as stored has `captured − stored ≤` the stored value
+        // of its asker: folding it in changes nothing.
+        let mut best: Vec<i8> = nodes.iter().map(|n| n.stored).collect();
+        for id in (boards.len()..nodes.len()).rev() {
+            let node = &nodes[id];
+            let asker = node
+                .asker
+                .expect("every lookup past the boards was asked for");
+            best[asker] = best[asker].max(node.captured - best[id]);
         }
-        Ok(())
+        best.truncate(boards.len());
+        Ok(best)
     }
 
     /// The true values of positions `start..start + len` of layer `seeds`, read from their
@@ -238,6 +290,14 @@ impl Database {
         len: u64,
     ) -> Result<Vec<i8>, ProbeError> {
         let file = self.layer_or_missing(seeds)?;
+        if file.dont_cares() {
+            let boards: Vec<Board> = index::walk(seeds, start, start + len)
+                .map(|(_, b)| b)
+                .collect();
+            // Nothing counted as held: these values come from the files, whatever is loaded.
+            let from_files: Held = vec![None; self.loaded.read().len()];
+            return self.resolve(&from_files, &boards);
+        }
         let size = u64::from(file.block_size());
         let mut out = Vec::with_capacity(len as usize);
         let mut at = start;
@@ -248,14 +308,6 @@ impl Database {
             let to = ((start + len).min((block + 1) * size) - block * size) as usize;
             out.extend(bytes[from..to].iter().map(|&b| b as i8));
             at = block * size + to as u64;
-        }
-        if file.dont_cares() {
-            let boards: Vec<Board> = index::walk(seeds, start, start + len)
-                .map(|(_, b)| b)
-                .collect();
-            // Nothing counted as held: these values come from the file, whatever is loaded.
-            let from_files: Held = vec![None; self.loaded.read().len()];
-            self.restore_many(&from_files, &boards, &mut out)?;
         }
         Ok(out)
     }
@@ -344,7 +396,11 @@ mod tests {
             }
             freed += usize::from(kept[i] != values[i]);
         }
-        assert!(freed > values.len() / 20, "{freed} of {} kept otherwise", values.len());
+        assert!(
+            freed > values.len() / 20,
+            "{freed} of {} kept otherwise",
+            values.len()
+        );
         let mut restored = kept.clone();
         restore_layer(rules, N, &mut restored, lookup).unwrap();
         assert_eq!(&restored, values);

@@ -32,7 +32,7 @@ pub use own_row::{own_row_history, OwnRowAnswer, OwnRowMove, OwnRowTables};
 use crate::board::{Board, MAX_SEEDS};
 use crate::index;
 use crate::rules::Rules;
-use crate::store::{self, BlockCache, LayerFile, StoreError, Tables, CACHE_BLOCKS};
+use crate::store::{self, BlockCache, LayerFile, StoreError, Tables, CACHE_BYTES};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use tables::{Access, LayerSet};
@@ -336,7 +336,7 @@ impl Database {
     fn open_with(dir: &Path, rules: Rules, access: Access) -> Result<Database, StoreError> {
         Ok(Database {
             set: LayerSet::open(dir, rules, Tables::Values, access)?,
-            cache: BlockCache::new(CACHE_BLOCKS),
+            cache: BlockCache::new(CACHE_BYTES),
             loaded: loaded::Loaded::new(),
         })
     }
@@ -435,9 +435,7 @@ impl Database {
         }
         // What is held now, for the whole batch (another thread may load or unload).
         let held = self.loaded.read().clone();
-        let mut values = self.stored_many(&held, boards)?;
-        self.restore_many(&held, boards, &mut values)?;
-        Ok(values)
+        self.resolve(&held, boards)
     }
 
     /// The values of `boards` as stored (don't-cares and all, see [`LayerFile::dont_cares`])

@@ -7,9 +7,10 @@ use crate::index;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
-/// Blocks a database keeps decompressed (4 MiB at the default block size): enough for the
-/// children of a few hundred positions of a batch or a search.
-pub(crate) const CACHE_BLOCKS: usize = 256;
+/// Bytes of decompressed blocks a database keeps: 1,024 blocks at the default block size,
+/// 4,096 of the context codecs', enough for the children of a few hundred positions of a
+/// batch or a search, and for the captures a probe of don't-cares restores them by.
+pub(crate) const CACHE_BYTES: usize = 16 << 20;
 
 /// A cached block: its table kind, layer and number.
 type BlockKey = (TableKind, u32, u64);
@@ -19,6 +20,7 @@ type BlockKey = (TableKind, u32, u64);
 /// between two statements, so what a panic left behind is still a valid cache.
 #[derive(Debug)]
 pub(crate) struct BlockCache {
+    /// Bytes of blocks kept at most (the newest block is kept whatever its size).
     capacity: usize,
     inner: Mutex<Blocks>,
 }
@@ -27,10 +29,12 @@ pub(crate) struct BlockCache {
 struct Blocks {
     blocks: HashMap<BlockKey, Arc<Vec<u8>>>,
     order: VecDeque<BlockKey>,
+    /// Bytes of the blocks held.
+    bytes: usize,
 }
 
 impl BlockCache {
-    /// A cache that keeps at most `capacity` blocks.
+    /// A cache that keeps at most `capacity` bytes of blocks.
     pub(crate) fn new(capacity: usize) -> BlockCache {
         BlockCache {
             capacity,
@@ -101,12 +105,16 @@ impl BlockCache {
 
     fn put(&self, key: BlockKey, bytes: Arc<Vec<u8>>) {
         let mut cache = self.lock();
-        if cache.blocks.insert(key, bytes).is_none() {
-            cache.order.push_back(key);
+        let len = bytes.len();
+        match cache.blocks.insert(key, bytes) {
+            None => cache.order.push_back(key),
+            Some(old) => cache.bytes -= old.len(),
         }
-        while cache.order.len() > self.capacity {
+        cache.bytes += len;
+        while cache.bytes > self.capacity && cache.order.len() > 1 {
             if let Some(old) = cache.order.pop_front() {
-                cache.blocks.remove(&old);
+                let gone = cache.blocks.remove(&old).map_or(0, |b| b.len());
+                cache.bytes -= gone;
             }
         }
     }
@@ -116,6 +124,7 @@ impl BlockCache {
         let mut cache = self.lock();
         cache.blocks.clear();
         cache.order.clear();
+        cache.bytes = 0;
     }
 }
 
@@ -144,11 +153,12 @@ mod tests {
     fn the_oldest_block_goes_first_and_every_answer_is_right() {
         let dir = tempfile::tempdir().unwrap();
         let (file, values) = layer(dir.path());
-        let cache = BlockCache::new(2);
+        let cache = BlockCache::new(200);
         for (i, board) in index::walk(N, 0, index::size(N)) {
             assert_eq!(cache.byte(&file, &board).unwrap() as i8, values[i as usize]);
             assert!(cache.lock().blocks.len() <= 2);
         }
+        // Blocks of 100 bytes (the last of 65) under 200 bytes: the last two.
         let held: Vec<u64> = cache.lock().order.iter().map(|k| k.2).collect();
         assert_eq!(held, vec![12, 13]);
     }
@@ -189,7 +199,7 @@ mod tests {
     fn a_pair_shares_the_blocks_its_files_hold_alike_and_only_those() {
         let dir = tempfile::tempdir().unwrap();
         let (low_file, high_file, low, high) = pair_files(dir.path());
-        let cache = BlockCache::new(1000);
+        let cache = BlockCache::new(10_000);
         for (i, board) in index::walk(N, 0, index::size(N)) {
             let (l, h) = cache.pair(&low_file, &high_file, &board).unwrap();
             assert_eq!((l as i8, h as i8), (low[i as usize], high[i as usize]));
@@ -215,7 +225,7 @@ mod tests {
         std::fs::write(&path, &bytes).unwrap();
         let high_file =
             LayerFile::open_kind(&path, Rules::AWARI, N, TableKind::BoundsHigh).unwrap();
-        let cache = BlockCache::new(1000);
+        let cache = BlockCache::new(10_000);
         let board = index::unrank(N, 1300);
         let err = cache.pair(&low_file, &high_file, &board).unwrap_err();
         assert!(err.to_string().contains("checksum"), "{err}");
@@ -225,7 +235,7 @@ mod tests {
     fn a_lock_poisoned_by_a_panic_is_taken_over() {
         let dir = tempfile::tempdir().unwrap();
         let (file, values) = layer(dir.path());
-        let cache = BlockCache::new(4);
+        let cache = BlockCache::new(400);
         let board = index::unrank(N, 0);
         cache.byte(&file, &board).unwrap();
         let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

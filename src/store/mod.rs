@@ -38,7 +38,7 @@ pub(crate) mod varint;
 mod writer;
 pub(crate) mod zstd_contexts;
 
-pub(crate) use cache::{BlockCache, CACHE_BLOCKS};
+pub(crate) use cache::{BlockCache, CACHE_BYTES};
 pub use context_coder::Codec;
 pub(crate) use pair_writer::{write_pair, PairWriter};
 pub use reader::LayerFile;

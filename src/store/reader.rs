@@ -562,7 +562,11 @@ impl LayerFile {
         let want = self.block_len(block.min(self.blocks().saturating_sub(1)));
         let mut bytes = vec![0u8; want];
         if let Some(model) = &self.model {
-            self.with_checked_block(block, |data| model.decode_into(data, &mut bytes))?
+            let decode = |data: &[u8]| match self.dont_cares {
+                true => model.decode_split_into(data, &mut bytes),
+                false => model.decode_into(data, &mut bytes),
+            };
+            self.with_checked_block(block, decode)?
                 .map_err(|e| self.corrupted(format!("block {block} does not decode: {e}")))?;
             self.check_range(block, &bytes)?;
             return Ok(bytes);

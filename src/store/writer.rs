@@ -264,6 +264,11 @@ impl TableWriter {
     fn write_blocks(&mut self, bytes: &[u8]) -> Result<(), StoreError> {
         let blocks = match &self.model {
             None => compress_blocks(bytes, self.opts),
+            // Don't-cares are coded in parts, for decoding speed (`Model::encode_split`).
+            Some(model) if self.opts.codec == Codec::DontCares => bytes
+                .par_chunks(self.opts.block_size as usize)
+                .map(|block| model.encode_split(&as_values(block)))
+                .collect(),
             Some(model) => bytes
                 .par_chunks(self.opts.block_size as usize)
                 .map(|block| model.encode(&as_values(block)))
