@@ -9,7 +9,7 @@
 //! | 8 | 4 | format version |
 //! | 12 | 1 | rules code ([`Rules::code`]) |
 //! | 13 | 1 | index kind (1: every placement, stars and bars) |
-//! | 14 | 1 | compression (1: zstd; 0: no entries and no blocks, only for a distances table; 2: zstd, a block of length 0 being the low file's, only for the high file of a pair; 3: the values' context model, format version 2, the model between the header and the first block) |
+//! | 14 | 1 | compression (1: zstd; 0: no entries and no blocks, only for a distances table; 2: zstd, a block of length 0 being the low file's, only for the high file of a pair; 3: the values' context model, format version 2, the model between the header and the first block; 4: the same over values with don't-cares, four streams a block, read only through a `Database`) |
 //! | 15 | 1 | table kind (1: values, one `i8` a position; 2: distances, one `u8`; 3 and 4: the low and high bounds, one `i8` each) |
 //! | 16 | 4 | seeds on the board (the layer) |
 //! | 20 | 4 | positions per block |
