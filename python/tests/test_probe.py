@@ -2,6 +2,7 @@
 
 import json
 import math
+import shutil
 import subprocess
 
 import numpy as np
@@ -139,3 +140,28 @@ def test_loaded_layers_answer_the_same(db_dir):
     assert db.values(boards).tolist() == want.tolist()
     with pytest.raises(awari.LayerMissing, match="layer 13"):
         db.load([13])
+
+
+def test_dont_cares_answer_the_same(cli, db_dir, tmp_path):
+    """Values recoded with don't-cares (restored from captures by every probe) answer what
+    the zstd files answer: one by one, in a batch, loaded, and a principal variation."""
+    plain = awari.Database(db_dir, "awari")
+    copy = tmp_path / "db"
+    shutil.copytree(db_dir / "awari", copy / "awari")
+    subprocess.run(
+        [str(cli), "recode", "--codec", "dont-cares", "--db", str(copy)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    assert (copy / "awari" / "layer-12.awdb").read_bytes()[14] == 4
+    db = awari.Database(copy, "awari")
+    boards = np.array(random_boards(5000, MAX_SEEDS, seed=13), dtype=np.uint8)
+    want = plain.values(boards)
+    assert db.values(boards).tolist() == want.tolist()
+    assert [db.value(tuple(b)) for b in boards[:500]] == want[:500].tolist()
+    board = "2 1 1 1 0 0 1 1 1 1 2 1"
+    assert [(m.pit, m.value) for m in db.moves(board)] == [
+        (m.pit, m.value) for m in plain.moves(board)
+    ]
+    db.load()
+    assert db.values(boards).tolist() == want.tolist()
