@@ -10,7 +10,7 @@
 //! lookups (docs/measurements.md, "Values a third smaller").
 
 use super::{Database, ProbeError};
-use crate::board::{from_bits, Board, MAX_SEEDS};
+use crate::board::{from_bits, to_bits, Board, MAX_SEEDS, ROW};
 use crate::index;
 use crate::rules::Rules;
 use crate::store::{self, Codec, LayerFile, LayerSummary, StoreError, WriteOptions, WrittenLayer};
@@ -39,7 +39,8 @@ struct Capture {
     child: Board,
 }
 
-/// The captures of `boards[at]` for every `at` that `wanted` takes, in parallel.
+/// The captures of `boards[at]` for every `at` that `wanted` takes, in parallel (from the
+/// packed turn: no list of moves is made for a position).
 fn captures_of(
     rules: Rules,
     boards: &[Board],
@@ -50,16 +51,17 @@ fn captures_of(
         .enumerate()
         .filter(|&(at, _)| wanted(at))
         .flat_map_iter(|(at, board)| {
-            rules
-                .legal_moves(board)
-                .iter()
-                .filter(|m| m.captured > 0)
-                .map(|m| Capture {
-                    at,
-                    captured: m.captured as i8,
-                    child: m.child,
+            let turn = rules.packed_turn(to_bits(board));
+            let goes_on = turn.over.is_none();
+            (0..ROW)
+                .filter(move |&pit| {
+                    goes_on && turn.legal & (1 << pit) != 0 && turn.captured[pit] > 0
                 })
-                .collect::<Vec<_>>()
+                .map(move |pit| Capture {
+                    at,
+                    captured: turn.captured[pit] as i8,
+                    child: from_bits(turn.children[pit]),
+                })
         })
         .collect()
 }
@@ -236,34 +238,22 @@ impl Database {
             for (&id, v) in ids.iter().zip(stored) {
                 nodes[id].stored = v;
             }
-            if !self.must_restore(held, layer as u32) {
+            if !restores[layer] {
                 continue;
             }
-            let children: Vec<Lookup> = ids
-                .par_iter()
-                .filter(|&&id| {
-                    let node = &nodes[id];
-                    node.asker
-                        .is_none_or(|a| node.captured - node.stored > nodes[a].stored)
-                })
-                .flat_map_iter(|&id| {
-                    let node = &nodes[id];
-                    self.rules()
-                        .legal_moves(&node.board)
-                        .iter()
-                        .filter(|m| m.captured > 0)
-                        .map(|m| Lookup {
-                            board: m.child,
-                            asker: Some(id),
-                            captured: m.captured as i8,
-                            stored: 0,
-                        })
-                        .collect::<Vec<_>>()
-                })
-                .collect();
-            for child in children {
-                pending[child.board.seeds() as usize].push(nodes.len());
-                nodes.push(child);
+            let children = captures_of(self.rules(), &asked, |j| {
+                let node = &nodes[ids[j]];
+                node.asker
+                    .is_none_or(|a| node.captured - node.stored > nodes[a].stored)
+            });
+            for c in children {
+                pending[c.child.seeds() as usize].push(nodes.len());
+                nodes.push(Lookup {
+                    board: c.child,
+                    asker: Some(ids[c.at]),
+                    captured: c.captured,
+                    stored: 0,
+                });
             }
         }
         // A child comes after the lookup that asked for it: backwards, each is whole before
