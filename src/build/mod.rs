@@ -9,8 +9,8 @@ mod values;
 
 pub use crate::store::Tables;
 pub use pairs::bounds_memory_needed;
-pub use prepare::peak_rss;
-pub(crate) use prepare::{physical_memory, prepare};
+pub(crate) use prepare::prepare;
+pub use prepare::{peak_rss, physical_memory};
 
 #[cfg(feature = "mpi")]
 use prepare::prepare_pool;

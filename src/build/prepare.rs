@@ -101,8 +101,8 @@ pub fn peak_rss() -> Option<u64> {
     proc_kib("/proc/self/status", "VmHWM:")
 }
 
-/// The physical memory of this machine, if the OS says.
-pub(crate) fn physical_memory() -> Option<u64> {
+/// The physical memory of this machine (bytes), if the OS says.
+pub fn physical_memory() -> Option<u64> {
     proc_kib("/proc/meminfo", "MemTotal:")
 }
 

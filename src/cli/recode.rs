@@ -3,9 +3,9 @@
 use super::args::{CodecArg, DbArgs};
 use super::layers::{values_span, LayerRange};
 use super::output::say;
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use awari::store::{self, WriteOptions};
-use awari::Database;
+use awari::{index, Database};
 
 /// Runs `recode`: layer after layer, each file replaced only when its new one is whole.
 pub fn run(
@@ -27,8 +27,18 @@ pub fn run(
     let dont_cares = opts.codec == store::Codec::DontCares
         || (first..=last).any(|n| database.layer(n).is_some_and(|f| f.dont_cares()));
     if dont_cares {
-        let below: Vec<u32> = (first.saturating_sub(MAX_CAPTURE)..first).collect();
-        database.load(&below)?;
+        // Every layer held at once, one byte a position, and two more copies of the top
+        // one while it is coded: refused in seconds rather than swapping for hours.
+        let lowest = first.saturating_sub(MAX_CAPTURE);
+        let need: u64 = (lowest..=last).map(index::size).sum::<u64>() + 2 * index::size(last);
+        if let Some(have) = awari::build::physical_memory().filter(|&have| need > have) {
+            bail!(
+                "recoding layers {first}..={last} with don't-cares holds layers {lowest}..={last} in memory, about {:.1} GiB, over this machine's {:.1} GiB: recode fewer layers at a time, or keep these with --codec context",
+                need as f64 / f64::from(1 << 30),
+                have as f64 / f64::from(1 << 30)
+            );
+        }
+        database.load(&(lowest..first).collect::<Vec<_>>())?;
     }
     for n in first..=last {
         let path = store::layer_path(&db.db, db.rules, n);
@@ -39,7 +49,7 @@ pub fn run(
             database.load(&[n])?;
         }
         let written = database.recode_layer(n, opts)?;
-        let positions = awari::index::size(n) as f64;
+        let positions = index::size(n) as f64;
         say!(
             "layer {n:>2}: {before} bytes ({:.4} a position), now {} ({:.4})",
             before as f64 / positions,
