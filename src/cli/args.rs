@@ -282,7 +282,7 @@ pub enum Command {
     /// Re-write the values of built layers with another codec or block size: the same
     /// values, each file written aside and renamed over the old one. `--codec context`
     /// gives version 2 files about 11% smaller; `--codec dont-cares` about a third
-    /// smaller (the layers from 0 up are loaded into memory to work out captures);
+    /// smaller (the layers a capture reaches are held in memory, one byte a position);
     /// `--codec zstd` gives back the version 1 files, byte for byte. The distances are
     /// left as they are.
     Recode {
