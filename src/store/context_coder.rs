@@ -349,16 +349,26 @@ impl Model {
             coders.try_into().map_err(|_| CodecError::Block)?;
         let mut recent: [Recent; SPLIT] = std::array::from_fn(|_| Recent::new(self.seeds));
         let parts: [std::ops::Range<usize>; SPLIT] = std::array::from_fn(|k| part(out.len(), k));
-        let longest = parts.iter().map(|p| p.len()).max().unwrap_or(0);
-        for i in 0..longest {
+        // The parts differ by a position at most: side by side up to the shortest's end,
+        // then each part's last position.
+        let shortest = parts.iter().map(|p| p.len()).min().unwrap_or(0);
+        let offset = self.seeds as i32;
+        for i in 0..shortest {
             for k in 0..SPLIT {
-                if i < parts[k].len() {
-                    let s = coders[k]
-                        .decode_symbol(&self.decoders[recent[k].context()])
-                        .map_err(|_| CodecError::Block)?;
-                    out[parts[k].start + i] = (s as i32 - self.seeds as i32) as i8 as u8;
-                    recent[k].push(s);
-                }
+                let s = coders[k]
+                    .decode_symbol(&self.decoders[recent[k].context()])
+                    .map_err(|_| CodecError::Block)?;
+                out[parts[k].start + i] = (s as i32 - offset) as i8 as u8;
+                recent[k].push(s);
+            }
+        }
+        for k in 0..SPLIT {
+            for i in shortest..parts[k].len() {
+                let s = coders[k]
+                    .decode_symbol(&self.decoders[recent[k].context()])
+                    .map_err(|_| CodecError::Block)?;
+                out[parts[k].start + i] = (s as i32 - offset) as i8 as u8;
+                recent[k].push(s);
             }
         }
         if coders.iter().any(|c| !c.is_empty()) {
