@@ -220,6 +220,11 @@ pub enum Turn {
     Moves(MoveList),
 }
 
+/// The most seeds one capture takes: six pits of three (a capture takes pits of 2 or 3
+/// seeds, and only on the opponent's row). The captures of a position of layer `n` reach
+/// layers `n − MAX_CAPTURE ..= n − 2`.
+pub const MAX_CAPTURE: u32 = 18;
+
 const MAX_SOW: usize = 48;
 
 /// `SOW_ADD[pit][s]`: what sowing `s` seeds from `pit` adds to each pit; `SOW_LAST[pit][s]`:

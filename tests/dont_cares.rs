@@ -12,6 +12,8 @@ use std::path::Path;
 use std::sync::OnceLock;
 use tempfile::TempDir;
 
+mod common;
+
 const TOP: u32 = 12;
 
 fn rules_under_test() -> [Rules; 2] {
@@ -54,16 +56,7 @@ fn plain(rules: Rules) -> &'static (TempDir, Vec<Vec<i8>>) {
 /// A copy of the plain database with layers `layers` recoded to don't-cares, as
 /// `awari recode` does it (the layers below held in memory, restored as loaded).
 fn recoded(rules: Rules, layers: std::ops::RangeInclusive<u32>) -> TempDir {
-    let copy = TempDir::new().unwrap();
-    let (from, to) = (
-        store::rules_dir(plain(rules).0.path(), rules),
-        store::rules_dir(copy.path(), rules),
-    );
-    fs::create_dir_all(&to).unwrap();
-    for entry in fs::read_dir(&from).unwrap() {
-        let entry = entry.unwrap();
-        fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
-    }
+    let copy = copy_plain(rules);
     let db = Database::open(copy.path(), rules).unwrap();
     db.load(&(0..*layers.start()).collect::<Vec<_>>()).unwrap();
     for n in layers {
@@ -154,17 +147,7 @@ fn dont_cares_are_smaller_and_recode_back_to_the_old_bytes() {
     let header = fs::read(path(dir.path(), TOP)).unwrap();
     assert_eq!((header[8], header[14]), (2, 4), "version 2, compression 4");
     let context = TempDir::new().unwrap();
-    let (from, to) = (
-        store::rules_dir(plain(rules).0.path(), rules),
-        store::rules_dir(context.path(), rules),
-    );
-    fs::create_dir_all(&to).unwrap();
-    fs::copy(
-        path(plain(rules).0.path(), TOP),
-        to.join(path(plain(rules).0.path(), TOP).file_name().unwrap()),
-    )
-    .unwrap();
-    let _ = from;
+    common::copy_layers(plain(rules).0.path(), context.path(), rules, TOP..=TOP);
     store::recode_layer(
         context.path(),
         rules,
@@ -252,12 +235,7 @@ fn builds_and_readers_over_dont_cares() {
 /// A copy of the plain database of `rules`.
 fn copy_plain(rules: Rules) -> TempDir {
     let copy = TempDir::new().unwrap();
-    let to = store::rules_dir(copy.path(), rules);
-    fs::create_dir_all(&to).unwrap();
-    for entry in fs::read_dir(store::rules_dir(plain(rules).0.path(), rules)).unwrap() {
-        let entry = entry.unwrap();
-        fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
-    }
+    common::copy_layers(plain(rules).0.path(), copy.path(), rules, 0..=TOP);
     copy
 }
 
@@ -316,26 +294,15 @@ fn recode_from_the_command_line_survives_a_kill() {
             rules,
             &format!("run again after {delay_ms} ms"),
         );
-        let verify = std::process::Command::new(&awari)
-            .args(["verify", "--db"])
-            .arg(copy.path())
-            .output()
-            .unwrap();
-        assert!(
-            verify.status.success(),
-            "{}",
-            String::from_utf8_lossy(&verify.stderr)
-        );
-        let stats = std::process::Command::new(&awari)
-            .args(["stats", "--db"])
-            .arg(copy.path())
-            .output()
-            .unwrap();
-        assert!(
-            stats.status.success(),
-            "{}",
-            String::from_utf8_lossy(&stats.stderr)
-        );
+        for command in ["verify", "stats"] {
+            let out = std::process::Command::new(&awari)
+                .args([command, "--db"])
+                .arg(copy.path())
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(out.status.success(), "{command}: {err}");
+        }
     }
     // Whether a kill lands between two layers depends on the machine: say how often it did.
     eprintln!("{partly} of 4 kills left the layers partly recoded");

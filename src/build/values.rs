@@ -192,10 +192,7 @@ fn restored_layer(
     let held = |m: u32| layers.get(m as usize).filter(|l| !l.is_empty());
     crate::probe::restore_layer(opts.rules, n, &mut values, |boards| {
         if boards.iter().all(|b| held(b.seeds()).is_some()) {
-            return Ok(boards
-                .iter()
-                .map(|b| held(b.seeds()).expect("held")[index::rank(b) as usize])
-                .collect());
+            return Ok(crate::probe::held_values(layers, boards));
         }
         db.values_many(boards)
     })

@@ -4,6 +4,7 @@ use super::args::{CodecArg, DbArgs};
 use super::layers::{values_span, LayerRange};
 use super::output::say;
 use anyhow::{bail, Context, Result};
+use awari::rules::MAX_CAPTURE;
 use awari::store::{self, WriteOptions};
 use awari::{index, Database};
 
@@ -59,7 +60,3 @@ pub fn run(
     }
     Ok(true)
 }
-
-/// The most seeds a capture takes (six pits of three): the layers below `n` that its
-/// captures reach are `n − 18 ..= n − 2`.
-const MAX_CAPTURE: u32 = 18;

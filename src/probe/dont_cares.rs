@@ -115,6 +115,15 @@ pub(crate) fn restore_layer<E>(
     Ok(())
 }
 
+/// The values of `boards` from whole layers held in memory (`layers[n]`: every position
+/// of layer `n`, true values), for [`restore_layer`] where the layers below are all held.
+pub(crate) fn held_values(layers: &[Vec<i8>], boards: &[Board]) -> Vec<i8> {
+    boards
+        .iter()
+        .map(|b| layers[b.seeds() as usize][index::rank(b) as usize])
+        .collect()
+}
+
 /// Checks the restored values of `file` (a layer with don't-cares) against the counts in
 /// its header, which its writer took from the true values: a stored value above the true
 /// one, or a layer below that changed, shows there.
@@ -288,18 +297,11 @@ impl Database {
             let from_files: Held = vec![None; self.loaded.read().len()];
             return self.resolve(&from_files, &boards);
         }
-        let size = u64::from(file.block_size());
-        let mut out = Vec::with_capacity(len as usize);
-        let mut at = start;
-        while at < start + len {
-            let block = at / size;
-            let bytes = file.stored_block_bytes(block)?;
-            let from = (at - block * size) as usize;
-            let to = ((start + len).min((block + 1) * size) - block * size) as usize;
-            out.extend(bytes[from..to].iter().map(|&b| b as i8));
-            at = block * size + to as u64;
-        }
-        Ok(out)
+        Ok(file
+            .stored_span(start, len)?
+            .into_iter()
+            .map(|b| b as i8)
+            .collect())
     }
 
     /// The true values of layer `seeds`, every position in index order: a copy of the
@@ -367,14 +369,7 @@ mod tests {
         build(&BuildOptions::new(dir.path(), rules, N), &crate::Quiet).unwrap();
         let db = Database::open(dir.path(), rules).unwrap();
         let layers: Vec<Vec<i8>> = (0..=N).map(|n| db.true_layer(n).unwrap()).collect();
-        let lookup = |boards: &[Board]| {
-            Ok::<_, Infallible>(
-                boards
-                    .iter()
-                    .map(|b| layers[b.seeds() as usize][index::rank(b) as usize])
-                    .collect(),
-            )
-        };
+        let lookup = |boards: &[Board]| Ok::<_, Infallible>(held_values(&layers, boards));
         let values = &layers[N as usize];
         let kept = dont_care_values(rules, N, values, 64, lookup).unwrap();
         let best = best_captures(rules, N, 0, values.len(), &mut { lookup }).unwrap();

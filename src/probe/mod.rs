@@ -19,7 +19,7 @@
 
 mod bounds;
 mod dont_cares;
-pub(crate) use dont_cares::{check_restored, restore_layer};
+pub(crate) use dont_cares::{check_restored, held_values, restore_layer};
 mod loaded;
 mod own_row;
 mod pv;

@@ -583,6 +583,23 @@ impl LayerFile {
         Ok(bytes)
     }
 
+    /// The bytes of positions `start..start + len` as stored, from the blocks that hold
+    /// them (each checked as read).
+    pub(crate) fn stored_span(&self, start: u64, len: u64) -> Result<Vec<u8>, StoreError> {
+        let size = u64::from(self.block_size);
+        let mut out = Vec::with_capacity(len as usize);
+        let mut at = start;
+        while at < start + len {
+            let block = at / size;
+            let bytes = self.stored_block_bytes(block)?;
+            let from = (at - block * size) as usize;
+            let to = ((start + len).min((block + 1) * size) - block * size) as usize;
+            out.extend_from_slice(&bytes[from..to]);
+            at = block * size + to as u64;
+        }
+        Ok(out)
+    }
+
     /// The values of one block of a values file, checked against its checksum.
     pub fn read_block(&self, block: u64) -> Result<Vec<i8>, StoreError> {
         // Same size and alignment: this reuses the buffer.

@@ -25,16 +25,16 @@ pub fn recode_layer(
     opts: WriteOptions,
 ) -> Result<WrittenLayer, StoreError> {
     let old = LayerFile::open(&layer_path(db, rules, seeds), rules, seeds)?;
-    if opts.codec == Codec::DontCares {
-        return Err(StoreError::Unusable {
-            path: old.path().to_path_buf(),
-            what: "values with don't-cares are written from the layers below \
-                   (Database::recode_layer)"
-                .into(),
-        });
-    }
     let model = match opts.codec {
-        Codec::Zstd | Codec::DontCares => None,
+        Codec::DontCares => {
+            return Err(StoreError::Unusable {
+                path: old.path().to_path_buf(),
+                what: "values with don't-cares are written from the layers below \
+                       (Database::recode_layer)"
+                    .into(),
+            })
+        }
+        Codec::Zstd => None,
         Codec::Context => {
             let mut counts = Counts::new(seeds);
             in_blocks(&old, opts.block_size, |block| counts.add(&as_values(block)))?;

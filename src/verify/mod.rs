@@ -143,12 +143,7 @@ fn check_whole(
             let mut layer = file.read_all_stored()?;
             let below = &values[..];
             crate::probe::restore_layer(db.rules(), seeds, &mut layer, |boards| {
-                Ok::<_, std::convert::Infallible>(
-                    boards
-                        .iter()
-                        .map(|b| below[b.seeds() as usize][crate::index::rank(b) as usize])
-                        .collect(),
-                )
+                Ok::<_, std::convert::Infallible>(crate::probe::held_values(below, boards))
             })
             .unwrap_or_else(|never| match never {});
             crate::probe::check_restored(file, &layer)?;

@@ -7,7 +7,7 @@ use super::{LayerCheck, Mismatch, VerifyError, EXAMPLES};
 use crate::index;
 use crate::probe::Database;
 use crate::rules::Turn;
-use crate::store::{self, StoreError, DISTANCE_SATURATED};
+use crate::store::DISTANCE_SATURATED;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicI8, AtomicU8, Ordering::Relaxed};
 
@@ -166,22 +166,6 @@ fn layer_base(n: u32) -> u64 {
     index::size_up_to(n) - index::size(n)
 }
 
-/// The bytes of `file` for positions `start..start + len`, from the blocks that hold them.
-fn read_span(file: &store::LayerFile, start: u64, len: u64) -> Result<Vec<u8>, StoreError> {
-    let size = u64::from(file.block_size());
-    let mut out = Vec::with_capacity(len as usize);
-    let mut at = start;
-    while at < start + len {
-        let block = at / size;
-        let bytes = file.read_block_bytes(block)?;
-        let from = (at - block * size) as usize;
-        let to = ((start + len).min((block + 1) * size) - block * size) as usize;
-        out.extend_from_slice(&bytes[from..to]);
-        at = block * size + to as u64;
-    }
-    Ok(out)
-}
-
 /// In a position's `best` flags: a best move (one worth the stored value) that makes
 /// progress (captures, or leads to a lower round), and one that does not.
 const PROGRESS: u8 = 1;
@@ -321,7 +305,7 @@ fn read_batch(db: &Database, n: u32, runs: &[(u64, u64)]) -> Result<Batch, Verif
                 *s = v as u8;
             }
             if let Some(d) = distances_file {
-                rounds.copy_from_slice(&read_span(d, start, len)?);
+                rounds.copy_from_slice(&d.stored_span(start, len)?);
             }
             for (i, board) in index::walk(n, start, start + len) {
                 let j = (i - start) as usize;
@@ -394,7 +378,7 @@ fn fold_children(
             // that do not capture.
             let distances = match distances_file {
                 Some(d) if layer == n => {
-                    Some(read_span(d, base - layer_base(layer), bytes.len() as u64)?)
+                    Some(d.stored_span(base - layer_base(layer), bytes.len() as u64)?)
                 }
                 _ => None,
             };

@@ -8,8 +8,9 @@ use rayon::prelude::*;
 use std::path::Path;
 use std::sync::atomic::{AtomicI8, AtomicU64, Ordering::Relaxed};
 
-/// A capture takes at most 18 seeds (six pits of three), at least 2.
-const MAX_CAPTURE: u32 = 18;
+use crate::rules::MAX_CAPTURE;
+
+/// A capture takes at least 2 seeds (at most [`MAX_CAPTURE`]).
 const MIN_CAPTURE: u32 = 2;
 
 pub(crate) struct LowerFiles {
