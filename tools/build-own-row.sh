@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Builds abapa's own-row values under the first repetition from nothing (or from whatever of
+# them is on disk) up to layer TO, one process a step, in the order of
+# docs/measurements.md ("Abapa, first repetition"):
+#
+#   layers 0..=8 at 10^6 nodes a root; layer 8 searched again at 4*10^7 (its last 893 open
+#   positions); 9..=12 at 10^6; then one layer a process at 10^5 (the lean pass, which falls
+#   back on the in-memory pass where it leaves positions open and the layer fits).
+#
+# A step whose files are on disk is skipped, and a layer cut by a kill or Ctrl-C resumes from
+# its checkpoint, so the same command resumes the whole build. Each step's `/usr/bin/time -v`
+# goes to $DB/build-own-row.times. Stop it with `kill -INT` on the awari process (not on
+# time's), which saves a checkpoint.
+#
+# Usage: tools/build-own-row.sh [TO]   (environment: DB=data/db/lean, AWARI=target/release/awari)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TO=${1:-36}
+DB=${DB:-data/db/lean}
+AWARI=${AWARI:-target/release/awari}
+TIMES="$DB/build-own-row.times"
+TABLES=(--cycles own-row-first --rules abapa --db "$DB")
+mkdir -p "$DB"
+
+have_layer() { [ -e "$DB/own-row/abapa/layer-$(printf %02d "$1").r2lo" ]; }
+
+# Whether every position of layer $1 is exact, read from `awari stats --json`.
+exact_layer() {
+  "$AWARI" stats "${TABLES[@]}" --layers "$1" --json |
+    python3 -c 'import json,sys; l=json.load(sys.stdin)[0]; sys.exit(l["exact"] != l["positions"])'
+}
+
+step() {
+  echo "=== $(date -u +%FT%TZ) awari build ${TABLES[*]} $*" | tee -a "$TIMES"
+  /usr/bin/time -v -a -o "$TIMES" "$AWARI" build "${TABLES[@]}" "$@"
+}
+
+have_layer 8 || step --max-seeds 8 --search-budget 1000000
+exact_layer 8 || step --max-seeds 8 --search-budget 40000000 --refine 8
+[ "$TO" -le 8 ] && exit 0
+have_layer 12 || step --max-seeds $((TO < 12 ? TO : 12)) --search-budget 1000000
+for n in $(seq 13 "$TO"); do
+  have_layer "$n" || step --max-seeds "$n" --search-budget 100000 --lean
+done
