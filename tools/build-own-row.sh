@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds abapa's own-row values under the first repetition from nothing (or from whatever of
-# them is on disk) up to layer TO, one process a step, in the order of
-# docs/measurements.md ("Abapa, first repetition"):
+# Builds the own-row values under the first repetition (abapa's, or with RULES=awari the
+# awari rules') from nothing (or from whatever of them is on disk) up to layer TO, one process
+# a step, in the order of docs/measurements.md ("Abapa, first repetition"):
 #
 #   layers 0..=8 at 10^6 nodes a root; layer 8 searched again at 4*10^7 (its last 893 open
 #   positions); 9..=12 at 10^6; then one layer a process at 10^5 (the lean pass, which falls
@@ -9,20 +9,22 @@
 #
 # A step whose files are on disk is skipped, and a layer cut by a kill or Ctrl-C resumes from
 # its checkpoint, so the same command resumes the whole build. Each step's `/usr/bin/time -v`
-# goes to $DB/build-own-row.times. Stop it with `kill -INT` on the awari process (not on
+# goes to $DB/build-own-row-$RULES.times. Stop it with `kill -INT` on the awari process (not on
 # time's), which saves a checkpoint.
 #
-# Usage: tools/build-own-row.sh [TO]   (environment: DB=data/db/lean, AWARI=target/release/awari)
+# Usage: tools/build-own-row.sh [TO]
+#        (environment: RULES=abapa, DB=data/db/lean, AWARI=target/release/awari)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TO=${1:-36}
+RULES=${RULES:-abapa}
 DB=${DB:-data/db/lean}
 AWARI=${AWARI:-target/release/awari}
-TIMES="$DB/build-own-row.times"
-TABLES=(--cycles own-row-first --rules abapa --db "$DB")
+TIMES="$DB/build-own-row-$RULES.times"
+TABLES=(--cycles own-row-first --rules "$RULES" --db "$DB")
 mkdir -p "$DB"
 
-have_layer() { [ -e "$DB/own-row/abapa/layer-$(printf %02d "$1").r2lo" ]; }
+have_layer() { [ -e "$DB/own-row/$RULES/layer-$(printf %02d "$1").r2lo" ]; }
 
 # Whether every position of layer $1 is exact, read from `awari stats --json`.
 exact_layer() {

@@ -8,18 +8,21 @@ use super::output;
 use anyhow::{Context, Result};
 use std::io::Write;
 
-/// Lines answered together at most: their lookups can be grouped by block.
+/// Lines answered together at most: their lookups are grouped by block, so each block a
+/// group touches is read and decoded once for the whole group. A million random boards of
+/// layers 0..=24 touch nearly every block: answered in one group instead of eight, they
+/// take 2.6 s instead of 11.3 s (docs/measurements.md).
 const BATCH_LINES: usize = 1 << 20;
 /// Memory of one batch at most (lines and their answers, as [`Line::bytes`] counts them),
 /// so that it stays bounded whatever the input: endless lines of garbage included.
-const BATCH_BYTES: usize = 128 << 20;
+const BATCH_BYTES: usize = 512 << 20;
 /// What a line costs while its group is answered, besides its text: its answer and what
-/// is built on the way to it (the board's analysis, its moves and their lookups). Measured
-/// on random boards of layers 0..=16 (peak RSS over lines in a group): about 550 bytes a
-/// line for text answers, 750 with `--json`. (Counted at 256, a group of half a million
-/// lines took 300 to 400 MB, and `probe --batch --json` on endless input levelled off
-/// near 630 MB on layers 0..=24.)
-const ANSWER_BYTES: usize = 1024;
+/// is built on the way to it (its board and its children's, their lookups, the answer's
+/// text). Measured as peak RSS over lines, a million random boards of layers 0..=24 in one
+/// group: 266 bytes a line in text from zstd files, 511 from files with don't-cares (whose
+/// captures are looked up too); 805 and 828 with `--json`.
+const ANSWER_BYTES: usize = 512;
+const ANSWER_BYTES_JSON: usize = 1024;
 /// Lines read ahead of the batch being answered.
 const READ_AHEAD: usize = 1 << 16;
 /// A batch closes when no new line arrives for this long, so a program that writes one
@@ -58,12 +61,15 @@ impl Line {
         matches!(self, Line::Text(t) if t.trim().is_empty())
     }
     /// The memory it and its answer take, for the batch's bound.
-    fn bytes(&self) -> usize {
-        ANSWER_BYTES
-            + match self {
-                Line::Text(t) => t.len(),
-                Line::Bad(why) => why.len(),
-            }
+    fn bytes(&self, json_out: bool) -> usize {
+        (if json_out {
+            ANSWER_BYTES_JSON
+        } else {
+            ANSWER_BYTES
+        }) + match self {
+            Line::Text(t) => t.len(),
+            Line::Bad(why) => why.len(),
+        }
     }
 }
 
@@ -93,13 +99,13 @@ pub fn run(json_out: bool, mut answer: impl FnMut(&[Line]) -> Vec<Answer>) -> Re
     let mut line_no = 0usize;
     while let Ok(first) = rx.recv() {
         let first = first.context("reading stdin")?;
-        let mut bytes = first.bytes();
+        let mut bytes = first.bytes(json_out);
         let mut lines = vec![first];
         while lines.len() < BATCH_LINES && bytes < BATCH_BYTES {
             match rx.recv_timeout(BATCH_WAIT) {
                 Ok(line) => {
                     let line = line.context("reading stdin")?;
-                    bytes += line.bytes();
+                    bytes += line.bytes(json_out);
                     lines.push(line);
                 }
                 Err(_) => break,

@@ -26,7 +26,8 @@ const CHUNK: u64 = 1 << 22;
 /// value stored for it.
 struct Lookup {
     board: Board,
-    asker: Option<usize>,
+    /// An index into the batch's lookups (`u32`: a lookup takes 20 bytes, not 32).
+    asker: Option<u32>,
     captured: i8,
     stored: i8,
 }
@@ -230,9 +231,10 @@ impl Database {
                 stored: 0,
             })
             .collect();
-        let mut pending: Vec<Vec<usize>> = vec![Vec::new(); held.len()];
+        let id = |at: usize| u32::try_from(at).expect("a batch holds under 4 G lookups");
+        let mut pending: Vec<Vec<u32>> = vec![Vec::new(); held.len()];
         for (at, b) in boards.iter().enumerate() {
-            pending[b.seeds() as usize].push(at);
+            pending[b.seeds() as usize].push(id(at));
         }
         for layer in (0..pending.len()).rev() {
             let ids = std::mem::take(&mut pending[layer]);
@@ -242,21 +244,21 @@ impl Database {
             if !self.has_layer(layer as u32) {
                 self.layer_or_missing(layer as u32)?;
             }
-            let asked: Vec<Board> = ids.iter().map(|&id| nodes[id].board).collect();
+            let asked: Vec<Board> = ids.iter().map(|&id| nodes[id as usize].board).collect();
             let stored = self.stored_many(held, &asked)?;
             for (&id, v) in ids.iter().zip(stored) {
-                nodes[id].stored = v;
+                nodes[id as usize].stored = v;
             }
             if !restores[layer] {
                 continue;
             }
             let children = captures_of(self.rules(), &asked, |j| {
-                let node = &nodes[ids[j]];
+                let node = &nodes[ids[j] as usize];
                 node.asker
-                    .is_none_or(|a| node.captured - node.stored > nodes[a].stored)
+                    .is_none_or(|a| node.captured - node.stored > nodes[a as usize].stored)
             });
             for c in children {
-                pending[c.child.seeds() as usize].push(nodes.len());
+                pending[c.child.seeds() as usize].push(id(nodes.len()));
                 nodes.push(Lookup {
                     board: c.child,
                     asker: Some(ids[c.at]),
@@ -274,7 +276,7 @@ impl Database {
             let asker = node
                 .asker
                 .expect("every lookup past the boards was asked for");
-            best[asker] = best[asker].max(node.captured - best[id]);
+            best[asker as usize] = best[asker as usize].max(node.captured - best[id]);
         }
         best.truncate(boards.len());
         Ok(best)

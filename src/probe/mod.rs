@@ -470,7 +470,9 @@ impl Database {
     fn values_by_block(&self, boards: &[Board]) -> Result<Vec<i8>, StoreError> {
         let block_size = |seeds| self.layer(seeds).expect("checked above").block_size();
         let (keys, runs) = by_block(boards, block_size);
-        let answers: Vec<Vec<(usize, i8)>> = runs
+        // Each run's values in the order of its keys: a byte a lookup until they are put
+        // in place.
+        let answers: Vec<Vec<i8>> = runs
             .par_iter()
             .map(|run| {
                 let group = &keys[run.clone()];
@@ -480,13 +482,15 @@ impl Database {
                 let base = block * u64::from(layer.block_size());
                 Ok(group
                     .iter()
-                    .map(|&(key, at)| (at, values[(unpack(key).1 - base) as usize] as i8))
+                    .map(|&(key, _)| values[(unpack(key).1 - base) as usize] as i8)
                     .collect())
             })
             .collect::<Result<_, StoreError>>()?;
         let mut out = vec![0i8; boards.len()];
-        for (at, v) in answers.into_iter().flatten() {
-            out[at] = v;
+        for (run, values) in runs.iter().zip(answers) {
+            for (&(_, at), v) in keys[run.clone()].iter().zip(values) {
+                out[at] = v;
+            }
         }
         Ok(out)
     }

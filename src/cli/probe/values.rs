@@ -9,6 +9,7 @@ use crate::cli::output::{self, captures_column, say, shown};
 use crate::cli::text::{parse_board, pit_name, pit_names, the_board, verdict_words};
 use anyhow::{anyhow, bail, Result};
 use awari::{Board, Database, MoveValue, Rules, Turn};
+use rayon::prelude::*;
 use serde_json::Value;
 
 fn parse_captured(text: &str) -> Result<(u32, u32)> {
@@ -101,10 +102,9 @@ pub fn run(tables: &TableArgs, request: ProbeRequest) -> Result<bool> {
     let json_out = request.json;
     if request.batch {
         return batch::run(json_out, |lines| {
-            answer_lines(&db, lines, captured)
-                .into_iter()
-                .map(|a| a.map(|a| values_line(&db, &a, captured, json_out)))
-                .collect()
+            answer_lines(&db, lines, captured, |a| {
+                values_line(&db, a, captured, json_out)
+            })
         });
     }
     let board = the_board(request.board)?;
@@ -168,31 +168,34 @@ fn values_line(
 }
 
 /// Answers a batch of lines: every board and every child of its moves is looked up in one
-/// grouped pass ([`Database::values_many`]). Lines that fail on their own (bad text, a layer
-/// not built) get their own error; a damaged file fails every line that needs it.
+/// grouped pass ([`Database::values_many`]), and each answer is written out by `render` as
+/// soon as it is assembled. A line keeps only its board and its children's boards while
+/// the lookups run (its moves are worked out again after them), so that a group of a
+/// million lines fits in a few hundred megabytes. Lines that fail on their own (bad text,
+/// a layer not built) get their own error; a damaged file fails every line that needs it.
 fn answer_lines(
     db: &Database,
     lines: &[Line],
     captured: Option<(u32, u32)>,
-) -> Vec<std::result::Result<ProbeAnswer, String>> {
+    render: impl Fn(&ProbeAnswer) -> String + Sync,
+) -> Vec<batch::Answer> {
     let rules = db.rules();
-    let mut results: Vec<Option<std::result::Result<ProbeAnswer, String>>> =
-        Vec::with_capacity(lines.len());
+    let mut results: Vec<Option<batch::Answer>> = Vec::with_capacity(lines.len());
     let mut wanted: Vec<Board> = Vec::new();
-    // For each line answered in the grouped pass: its board, its moves, where its values start.
-    let mut pending: Vec<(usize, Board, awari::MoveList, usize)> = Vec::new();
+    // For each line answered in the grouped pass: where its board and then its moves'
+    // children are in `wanted`.
+    let mut pending: Vec<(u32, u32)> = Vec::new();
     for (i, line) in lines.iter().enumerate() {
-        let line = match line.board() {
-            Ok(t) => t,
+        let board = match line
+            .board()
+            .and_then(|t| parse_board(t).map_err(|e| output::error_line(&e)))
+            .and_then(|b| {
+                check_captured(&b, captured).map_err(|e| output::error_line(&e))?;
+                Ok(b)
+            }) {
+            Ok(b) => b,
             Err(why) => {
                 results.push(Some(Err(why)));
-                continue;
-            }
-        };
-        let board = match parse_board(line).and_then(|b| check_captured(&b, captured).map(|_| b)) {
-            Ok(b) => b,
-            Err(e) => {
-                results.push(Some(Err(output::error_line(&e))));
                 continue;
             }
         };
@@ -201,34 +204,45 @@ fn answer_lines(
             !db.has_layer(board.seeds()) || moves.iter().any(|m| !db.has_layer(m.child.seeds()));
         if needs_missing {
             // The single-board path names the missing layer and the command that builds it.
-            results.push(Some(answer(db, board).map_err(|e| output::error_line(&e))));
+            let answer = answer(db, board).map_err(|e| output::error_line(&e));
+            results.push(Some(answer.map(|a| render(&a))));
             continue;
         }
-        pending.push((i, board, moves, wanted.len()));
+        let at = u32::try_from(wanted.len()).expect("a batch holds under 4 G lookups");
+        pending.push((i as u32, at));
         wanted.push(board);
         wanted.extend(moves.iter().map(|m| m.child));
         results.push(None);
     }
     match db.values_many(&wanted) {
         Ok(values) => {
-            for (i, board, moves, at) in pending {
-                let mv: Vec<MoveValue> = moves
-                    .iter()
-                    .enumerate()
-                    .map(|(k, m)| MoveValue {
-                        pit: m.pit,
-                        captured: m.captured,
-                        child: m.child,
-                        value: m.captured as i8 - values[at + 1 + k],
-                    })
-                    .collect();
-                results[i] = Some(Ok(assemble(board, values[at], &mv, rules)));
+            // Rendered in parallel: a JSON object takes longer than its lookups.
+            let rendered: Vec<String> = pending
+                .par_iter()
+                .map(|&(_, at)| {
+                    let (at, board) = (at as usize, wanted[at as usize]);
+                    let mv: Vec<MoveValue> = rules
+                        .legal_moves(&board)
+                        .iter()
+                        .enumerate()
+                        .map(|(k, m)| MoveValue {
+                            pit: m.pit,
+                            captured: m.captured,
+                            child: m.child,
+                            value: m.captured as i8 - values[at + 1 + k],
+                        })
+                        .collect();
+                    render(&assemble(board, values[at], &mv, rules))
+                })
+                .collect();
+            for (&(i, _), text) in pending.iter().zip(rendered) {
+                results[i as usize] = Some(Ok(text));
             }
         }
         Err(e) => {
             let msg = e.to_string();
-            for (i, ..) in pending {
-                results[i] = Some(Err(msg.clone()));
+            for (i, _) in pending {
+                results[i as usize] = Some(Err(msg.clone()));
             }
         }
     }
