@@ -19,7 +19,7 @@ const BATCH_BYTES: usize = 512 << 20;
 /// What a line costs while its group is answered, besides its text: its answer and what
 /// is built on the way to it (its board and its children's, their lookups, the answer's
 /// text). Measured as peak RSS over lines, a million random boards of layers 0..=24 in one
-/// group: 266 bytes a line in text from zstd files, 511 from files with don't-cares (whose
+/// group: 266 bytes a line in text from zstd files, 598 from files with don't-cares (whose
 /// captures are looked up too); 805 and 828 with `--json`.
 const ANSWER_BYTES: usize = 512;
 const ANSWER_BYTES_JSON: usize = 1024;

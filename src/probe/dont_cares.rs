@@ -26,8 +26,7 @@ const CHUNK: u64 = 1 << 22;
 /// value stored for it.
 struct Lookup {
     board: Board,
-    /// An index into the batch's lookups (`u32`: a lookup takes 20 bytes, not 32).
-    asker: Option<u32>,
+    asker: Option<usize>,
     captured: i8,
     stored: i8,
 }
@@ -231,10 +230,9 @@ impl Database {
                 stored: 0,
             })
             .collect();
-        let id = |at: usize| u32::try_from(at).expect("a batch holds under 4 G lookups");
-        let mut pending: Vec<Vec<u32>> = vec![Vec::new(); held.len()];
+        let mut pending: Vec<Vec<usize>> = vec![Vec::new(); held.len()];
         for (at, b) in boards.iter().enumerate() {
-            pending[b.seeds() as usize].push(id(at));
+            pending[b.seeds() as usize].push(at);
         }
         for layer in (0..pending.len()).rev() {
             let ids = std::mem::take(&mut pending[layer]);
@@ -244,21 +242,21 @@ impl Database {
             if !self.has_layer(layer as u32) {
                 self.layer_or_missing(layer as u32)?;
             }
-            let asked: Vec<Board> = ids.iter().map(|&id| nodes[id as usize].board).collect();
+            let asked: Vec<Board> = ids.iter().map(|&id| nodes[id].board).collect();
             let stored = self.stored_many(held, &asked)?;
             for (&id, v) in ids.iter().zip(stored) {
-                nodes[id as usize].stored = v;
+                nodes[id].stored = v;
             }
             if !restores[layer] {
                 continue;
             }
             let children = captures_of(self.rules(), &asked, |j| {
-                let node = &nodes[ids[j] as usize];
+                let node = &nodes[ids[j]];
                 node.asker
-                    .is_none_or(|a| node.captured - node.stored > nodes[a as usize].stored)
+                    .is_none_or(|a| node.captured - node.stored > nodes[a].stored)
             });
             for c in children {
-                pending[c.child.seeds() as usize].push(id(nodes.len()));
+                pending[c.child.seeds() as usize].push(nodes.len());
                 nodes.push(Lookup {
                     board: c.child,
                     asker: Some(ids[c.at]),
@@ -276,7 +274,7 @@ impl Database {
             let asker = node
                 .asker
                 .expect("every lookup past the boards was asked for");
-            best[asker as usize] = best[asker as usize].max(node.captured - best[id]);
+            best[asker] = best[asker].max(node.captured - best[id]);
         }
         best.truncate(boards.len());
         Ok(best)
