@@ -9,6 +9,8 @@
 use awari::{index, Board, Database, Rules};
 use std::time::Instant;
 
+mod common;
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [a, b, rules, whole, top, sample] = &args[..] else {
@@ -34,25 +36,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "layers 0..={whole}: {positions} positions, every one, in batches: {differ} differ ({:.1} s)",
         started.elapsed().as_secs_f64()
     );
-    let base = index::size_up_to(whole);
-    let span = index::size_up_to(top) - base;
-    // SplitMix64 from a fixed seed: the same sample every run.
-    let mut state = 0x5EED_5A4E_u64;
-    let boards: Vec<Board> = (0..sample)
-        .map(|_| {
-            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            let mut at = base + (z ^ (z >> 31)) % span;
-            let mut n = whole + 1;
-            while at >= index::size_up_to(n) {
-                n += 1;
-            }
-            at -= index::size_up_to(n) - index::size(n);
-            index::unrank(n, at)
-        })
-        .collect();
+    let boards = common::uniform_boards(whole + 1, top, sample as usize);
     let started = Instant::now();
     let (va, vb) = (a.values_many(&boards)?, b.values_many(&boards)?);
     let batch_differ = count_differ(&va, &vb);

@@ -5,8 +5,10 @@
 //!
 //! `cargo run --release --example values_many_rate -- DB awari 20 1000000 5`
 
-use awari::{index, Board, Database, Rules};
+use awari::{Database, Rules};
 use std::time::Instant;
+
+mod common;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -16,24 +18,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let rules: Rules = rules.parse()?;
     let (top, count, repeat): (u32, usize, usize) = (top.parse()?, count.parse()?, repeat.parse()?);
     let db = Database::open(db, rules)?;
-    let span = index::size_up_to(top);
-    // SplitMix64 from a fixed seed: the same boards every run.
-    let mut state = 0x5EED_5A4E_u64;
-    let boards: Vec<Board> = (0..count)
-        .map(|_| {
-            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            let mut at = (z ^ (z >> 31)) % span;
-            let mut n = 0;
-            while at >= index::size(n) {
-                at -= index::size(n);
-                n += 1;
-            }
-            index::unrank(n, at)
-        })
-        .collect();
+    let boards = common::uniform_boards(0, top, count);
     db.values_many(&boards)?;
     let mut best = f64::INFINITY;
     for _ in 0..repeat {
