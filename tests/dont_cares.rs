@@ -22,7 +22,7 @@ fn rules_under_test() -> [Rules; 2] {
 
 fn dont_cares() -> WriteOptions {
     WriteOptions {
-        block_size: store::CONTEXT_BLOCK,
+        block_size: store::DEFAULT_BLOCK,
         codec: Codec::DontCares,
         ..WriteOptions::default()
     }
@@ -145,7 +145,7 @@ fn dont_cares_are_smaller_and_recode_back_to_the_old_bytes() {
     let dir = recoded(rules, 0..=TOP);
     let path = |d: &Path, n| store::layer_path(d, rules, n);
     let header = fs::read(path(dir.path(), TOP)).unwrap();
-    assert_eq!((header[8], header[14]), (2, 4), "version 2, compression 4");
+    assert_eq!((header[8], header[14]), (2, 5), "version 2, compression 5");
     let context = TempDir::new().unwrap();
     common::copy_layers(plain(rules).0.path(), context.path(), rules, TOP..=TOP);
     store::recode_layer(
@@ -230,6 +230,52 @@ fn builds_and_readers_over_dont_cares() {
     let err =
         store::write_layer(dir.path(), rules, 2, &plain(rules).1[2], dont_cares()).unwrap_err();
     assert!(err.to_string().contains("don't-cares"), "{err}");
+}
+
+/// Files of compression 4 (don't-cares coded by ANS streams, which this version reads but
+/// no longer writes), as an earlier version wrote them: `awari build --max-seeds 9` then
+/// `awari recode --codec dont-cares`, kept under tests/data/compression-4. They answer every
+/// position as the plain files, verify holds on them, and recoded to compression 5 they
+/// answer the same.
+#[test]
+fn files_of_compression_4_are_still_read() {
+    let rules = Rules::AWARI;
+    let top = 9;
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/compression-4");
+    let dir = TempDir::new().unwrap();
+    common::copy_layers(&fixture, dir.path(), rules, 0..=top);
+    let boards: Vec<Board> = (0..=top).flat_map(layer_boards).collect();
+    let want: Vec<i8> = plain(rules).1[..=top as usize]
+        .iter()
+        .flatten()
+        .copied()
+        .collect();
+    for n in 0..=top {
+        let header = fs::read(store::layer_path(dir.path(), rules, n)).unwrap();
+        assert_eq!(
+            (header[8], header[14]),
+            (2, 4),
+            "layer {n}: version 2, compression 4"
+        );
+    }
+    let db = Database::open(dir.path(), rules).unwrap();
+    let got = db.values_many(&boards).unwrap();
+    assert_eq!(first_wrong(&boards, &got, &want), None, "compression 4");
+    let checks = awari::verify(&db, 0, top, |_| {}).unwrap();
+    assert!(checks.iter().all(|c| c.mismatches == 0));
+    for n in 0..=top {
+        db.load(&[n]).unwrap();
+        db.recode_layer(n, dont_cares()).unwrap();
+        let header = fs::read(store::layer_path(dir.path(), rules, n)).unwrap();
+        assert_eq!(header[14], 5, "layer {n} recoded");
+    }
+    let db = Database::open(dir.path(), rules).unwrap();
+    let got = db.values_many(&boards).unwrap();
+    assert_eq!(
+        first_wrong(&boards, &got, &want),
+        None,
+        "recoded to compression 5"
+    );
 }
 
 /// A copy of the plain database of `rules`.

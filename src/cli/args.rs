@@ -294,7 +294,7 @@ pub enum Command {
         /// How the values' blocks are coded.
         #[arg(long, value_enum)]
         codec: CodecArg,
-        /// Positions per block [default: 16384 for zstd, 4096 for context and dont-cares]
+        /// Positions per block [default: 16384 for zstd and dont-cares, 4096 for context]
         #[arg(long)]
         block_size: Option<u32>,
         /// zstd compression level of the blocks (1..=22), for --codec zstd.
@@ -419,9 +419,10 @@ pub(crate) enum CodecArg {
     Zstd,
     /// A context model and an ANS coder (format version 2).
     Context,
-    /// The context model over values with don't-cares (format version 2): where a capture
-    /// gives a position's value, the file keeps what codes cheapest, and a probe restores
-    /// it from the layers below. Only `awari recode` writes it.
+    /// Values with don't-cares (format version 2): where a capture gives a position's
+    /// value, the file keeps what codes cheapest, and a probe restores it from the layers
+    /// below; each value stored as its rank under a context model, in zstd blocks. Only
+    /// `awari recode` writes it.
     DontCares,
 }
 
@@ -429,8 +430,8 @@ impl CodecArg {
     /// The block size given, or this codec's default.
     pub(crate) fn block_size(self, given: Option<u32>) -> anyhow::Result<u32> {
         let size = given.unwrap_or(match self {
-            CodecArg::Zstd => awari::store::DEFAULT_BLOCK,
-            CodecArg::Context | CodecArg::DontCares => awari::store::CONTEXT_BLOCK,
+            CodecArg::Zstd | CodecArg::DontCares => awari::store::DEFAULT_BLOCK,
+            CodecArg::Context => awari::store::CONTEXT_BLOCK,
         });
         if size == 0 {
             anyhow::bail!("--block-size must be at least 1");

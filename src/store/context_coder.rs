@@ -45,13 +45,13 @@ pub(crate) enum CodecError {
 }
 
 /// Symbols of layer `seeds`: the values `−seeds..=seeds`.
-fn symbols(seeds: u32) -> usize {
+pub(crate) fn symbols(seeds: u32) -> usize {
     2 * seeds as usize + 1
 }
 
 /// Contexts of layer `seeds`: each previous symbol, with and without a repeat, and the
 /// start of a block.
-fn contexts(seeds: u32) -> usize {
+pub(crate) fn contexts(seeds: u32) -> usize {
     2 * symbols(seeds) + 1
 }
 
@@ -197,6 +197,16 @@ impl Model {
         Model::from_freqs(counts.seeds, freqs).expect("quantized frequencies are valid")
     }
 
+    /// The layer the model codes.
+    pub(crate) fn seeds(&self) -> u32 {
+        self.seeds
+    }
+
+    /// Each context's frequencies, one row a context.
+    pub(crate) fn frequency_rows(&self) -> std::slice::Chunks<'_, u16> {
+        self.freqs.chunks(symbols(self.seeds))
+    }
+
     /// The model a file keeps: its frequencies as 16-bit little-endian integers.
     pub(crate) fn to_bytes(&self) -> Vec<u8> {
         bytes_of(&self.freqs)
@@ -297,20 +307,24 @@ impl Model {
     }
 }
 
-/// Streams a block of don't-cares is cut into ([`Model::encode_split`]): contiguous
-/// parts, each its own ANS stream, decoded side by side so that the processor overlaps
-/// their chains of dependent table lookups (one stream decodes a position only once the
-/// previous one, its context, is known).
+/// Parts a block of don't-cares is cut into: contiguous, each with contexts of its own
+/// (its first position has the context of a block's start), decoded side by side so that
+/// the processor overlaps their chains of dependent table lookups (a position is decoded
+/// only once the previous one, its context, is known). Compression 4 codes each part as
+/// its own ANS stream ([`Model::encode_split`]), compression 5 ranks each part's values
+/// (`ranked`).
 pub(crate) const SPLIT: usize = 4;
 
 /// The bounds of part `k` of a block of `len` positions cut into [`SPLIT`] parts.
-fn part(len: usize, k: usize) -> std::ops::Range<usize> {
+pub(crate) fn part(len: usize, k: usize) -> std::ops::Range<usize> {
     (len * k / SPLIT)..(len * (k + 1) / SPLIT)
 }
 
 impl Model {
     /// A block coded as [`SPLIT`] streams, one a part ([`part`]): the word counts of all
     /// but the last stream (16-bit words each), then the streams' words, all little-endian.
+    /// Compression 4, which is read but no longer written: here for the tests.
+    #[cfg(test)]
     pub(crate) fn encode_split(&self, block: &[i8]) -> Vec<u8> {
         let streams: Vec<Vec<u8>> = (0..SPLIT)
             .map(|k| self.encode(&block[part(block.len(), k)]))
@@ -378,6 +392,36 @@ impl Model {
     }
 }
 
+/// How a file's blocks are coded, with what its header and model give to decode them.
+#[derive(Debug)]
+pub(crate) enum Coding {
+    /// zstd frames (compression 1 and 2), or no blocks at all (0).
+    Zstd,
+    /// One ANS stream a block under the context model (compression 3).
+    Ans(Model),
+    /// [`SPLIT`] ANS streams a block (compression 4).
+    Split(Model),
+    /// A zstd frame of ranks a block (compression 5).
+    Ranked(super::ranked::Ranking),
+}
+
+impl Coding {
+    /// A block's values into `out` (its length), for the codings with a model.
+    ///
+    /// # Errors
+    ///
+    /// As each coding's decoder; [`CodecError::Block`] for [`Coding::Zstd`], whose blocks
+    /// the reader decompresses itself.
+    pub(crate) fn decode_into(&self, bytes: &[u8], out: &mut [u8]) -> Result<(), CodecError> {
+        match self {
+            Coding::Zstd => Err(CodecError::Block),
+            Coding::Ans(model) => model.decode_into(bytes, out),
+            Coding::Split(model) => model.decode_split_into(bytes, out),
+            Coding::Ranked(ranking) => ranking.decode_into(bytes, out),
+        }
+    }
+}
+
 /// How the blocks of a values table are coded.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Codec {
@@ -389,15 +433,18 @@ pub enum Codec {
     /// awari rules' layers 20..=24, but a block decodes about four times slower, so it goes
     /// with blocks of [`super::CONTEXT_BLOCK`] positions.
     Context,
-    /// The context model over values with *don't-cares* (format version 2, compression
-    /// code 4): where a capture among a position's moves gives its value, the file stores
-    /// whatever value up to it codes cheapest (the one stored before it, where not
-    /// larger), and a probe restores the true value as the larger of the stored one and
-    /// the best capture, looking up the captures' positions in the layers below (and
-    /// theirs where they keep don't-cares too). A third smaller than zstd at the awari
-    /// rules' layers 20..=24. Written only by [`crate::Database::recode_layer`], which
+    /// Values with *don't-cares* (format version 2, compression code 5): where a capture
+    /// among a position's moves gives its value, the file stores whatever value up to it
+    /// codes cheapest (the one stored before it, where not larger), and a probe restores
+    /// the true value as the larger of the stored one and the best capture, looking up the
+    /// captures' positions in the layers below (and theirs where they keep don't-cares
+    /// too). Each value is stored as its rank in its context under a context model of the
+    /// layer, kept in the file, and each block of ranks is one zstd frame: a third smaller
+    /// than zstd at the awari rules' layers 20..=24, in blocks of
+    /// [`super::DEFAULT_BLOCK`]. Written only by [`crate::Database::recode_layer`], which
     /// reads the layers below; read only through a [`crate::Database`]
-    /// ([`super::LayerFile::dont_cares`]).
+    /// ([`super::LayerFile::dont_cares`]). Files of compression code 4 (the same values,
+    /// coded by ANS) are read too.
     DontCares,
 }
 

@@ -35,7 +35,21 @@ pub(crate) const COMPRESSION_CONTEXT: u8 = 3;
 /// values stored are *don't-cares* where a capture among the position's moves gives its
 /// value: each stored value is at most the true one, which is the larger of it and the
 /// position's best capture (`probe::dont_cares` restores it from the layers below).
+/// Read, no longer written: [`COMPRESSION_RANKED`] replaced it.
 pub(crate) const COMPRESSION_DONT_CARES: u8 = 4;
+/// Compression 5, only for values (format version 2): values with don't-cares as code 4,
+/// and the model as code 3, but each block is one zstd frame of the values' ranks under
+/// that model (`ranked`): as small as code 4, decoded about three times faster.
+pub(crate) const COMPRESSION_RANKED: u8 = 5;
+
+/// Whether a file of this compression code keeps a context model between its header and
+/// its first block (codes 3, 4 and 5: format version 2).
+pub(crate) fn has_model(compression: u8) -> bool {
+    matches!(
+        compression,
+        COMPRESSION_CONTEXT | COMPRESSION_DONT_CARES | COMPRESSION_RANKED
+    )
+}
 
 /// Byte offsets of the fixed fields.
 mod at {
@@ -119,7 +133,7 @@ impl Header {
     }
 
     /// The header of a values table coded by its context model ([`COMPRESSION_CONTEXT`],
-    /// or [`COMPRESSION_DONT_CARES`] where its values keep don't-cares).
+    /// or [`COMPRESSION_RANKED`] where its values keep don't-cares).
     pub fn coded(
         rules: Rules,
         kind: TableKind,
@@ -129,7 +143,7 @@ impl Header {
     ) -> Header {
         Header {
             compression: if dont_cares {
-                COMPRESSION_DONT_CARES
+                COMPRESSION_RANKED
             } else {
                 COMPRESSION_CONTEXT
             },
@@ -165,7 +179,7 @@ impl Header {
 
     /// The format version of a file with this header.
     pub fn version(&self) -> u32 {
-        if self.compression == COMPRESSION_CONTEXT || self.compression == COMPRESSION_DONT_CARES {
+        if has_model(self.compression) {
             VERSION
         } else {
             VERSION_ZSTD

@@ -32,6 +32,7 @@ mod context_coder;
 mod files;
 mod header;
 mod pair_writer;
+mod ranked;
 mod reader;
 mod recode;
 pub(crate) mod varint;

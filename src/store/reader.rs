@@ -6,13 +6,15 @@
 //! returns an error. Mapping stays available as an `unsafe` opt-in
 //! ([`LayerFile::open_mapped`]) for callers who can promise the files will not change.
 
-use super::context_coder::Model;
+use super::context_coder::{Coding, Model};
 pub(crate) use super::files::open_regular;
 use super::files::read_exact_at;
 use super::header::{
-    BlockTable, FixedProblem, Header, COMPRESSION_CONTEXT, COMPRESSION_DONT_CARES,
-    COMPRESSION_NONE, COMPRESSION_SHARED, COMPRESSION_ZSTD, FIXED_LEN, INDEX_FULL,
+    has_model, BlockTable, FixedProblem, Header, COMPRESSION_CONTEXT, COMPRESSION_DONT_CARES,
+    COMPRESSION_NONE, COMPRESSION_RANKED, COMPRESSION_SHARED, COMPRESSION_ZSTD, FIXED_LEN,
+    INDEX_FULL,
 };
+use super::ranked::Ranking;
 use super::zstd_contexts;
 use super::{histogram_bucket, LayerSummary, StoreError, TableKind, HISTOGRAM_LEN};
 use crate::rules::Rules;
@@ -48,9 +50,9 @@ pub struct LayerFile {
     low: Option<Box<LayerFile>>,
     /// Whether this is such a high file (its header's compression code is 2).
     shares: bool,
-    /// The context model of a values file coded by it (compression code 3 or 4).
-    model: Option<Model>,
-    /// Whether the values stored keep don't-cares (compression code 4): see
+    /// How its blocks are coded.
+    coding: Coding,
+    /// Whether the values stored keep don't-cares (compression code 4 or 5): see
     /// [`LayerFile::dont_cares`].
     dont_cares: bool,
 }
@@ -141,7 +143,7 @@ impl LayerFile {
             entries: true,
             low: None,
             shares: false,
-            model: None,
+            coding: Coding::Zstd,
             dont_cares: false,
         };
         file.len = match &file.source {
@@ -162,9 +164,17 @@ impl LayerFile {
         if file.shares {
             file.low = Some(Box::new(file.open_low(rules)?));
         }
-        file.dont_cares = header.compression == COMPRESSION_DONT_CARES;
-        if header.compression == COMPRESSION_CONTEXT || file.dont_cares {
-            file.model = Some(file.read_model()?);
+        file.dont_cares = matches!(
+            header.compression,
+            COMPRESSION_DONT_CARES | COMPRESSION_RANKED
+        );
+        if has_model(header.compression) {
+            let model = file.read_model()?;
+            file.coding = match header.compression {
+                COMPRESSION_RANKED => Coding::Ranked(Ranking::of(&model)),
+                COMPRESSION_DONT_CARES => Coding::Split(model),
+                _ => Coding::Ans(model),
+            };
         }
         Ok(file)
     }
@@ -291,6 +301,7 @@ impl LayerFile {
         let compression_known = header.compression == COMPRESSION_ZSTD
             || (header.compression == COMPRESSION_CONTEXT && kind == TableKind::Values)
             || (header.compression == COMPRESSION_DONT_CARES && kind == TableKind::Values)
+            || (header.compression == COMPRESSION_RANKED && kind == TableKind::Values)
             || (header.compression == COMPRESSION_NONE && kind == TableKind::Distances)
             || (header.compression == COMPRESSION_SHARED && kind.low_of_pair().is_some());
         if header.index_kind != INDEX_FULL || !compression_known {
@@ -561,12 +572,8 @@ impl LayerFile {
     pub(crate) fn stored_block_bytes(&self, block: u64) -> Result<Vec<u8>, StoreError> {
         let want = self.block_len(block.min(self.blocks().saturating_sub(1)));
         let mut bytes = vec![0u8; want];
-        if let Some(model) = &self.model {
-            let decode = |data: &[u8]| match self.dont_cares {
-                true => model.decode_split_into(data, &mut bytes),
-                false => model.decode_into(data, &mut bytes),
-            };
-            self.with_checked_block(block, decode)?
+        if !matches!(self.coding, Coding::Zstd) {
+            self.with_checked_block(block, |data| self.coding.decode_into(data, &mut bytes))?
                 .map_err(|e| self.corrupted(format!("block {block} does not decode: {e}")))?;
             self.check_range(block, &bytes)?;
             return Ok(bytes);

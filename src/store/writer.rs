@@ -3,6 +3,7 @@
 
 use super::context_coder::{as_values, layer_model, Codec, Model};
 use super::header::Header;
+use super::ranked::Ranking;
 use super::zstd_contexts;
 use super::*;
 use crate::index;
@@ -169,6 +170,8 @@ pub(crate) struct TableWriter {
     /// The context model the blocks are coded with, kept between the header and the
     /// first block; None for zstd.
     model: Option<Model>,
+    /// The model's ranking, for values with don't-cares (`ranked`).
+    ranking: Option<Ranking>,
     /// The model's room in the file: its bytes and their checksum.
     gap: u64,
 }
@@ -215,6 +218,7 @@ impl TableWriter {
             positions: 0,
             shares: false,
             model: None,
+            ranking: None,
             gap: 0,
         };
         let file = File::create(&tmp).map_err(|e| w.tmp_error(e))?;
@@ -227,6 +231,7 @@ impl TableWriter {
             bytes.extend_from_slice(&xxh3_64(&bytes).to_le_bytes());
             out.write_all(&bytes).map_err(|e| w.tmp_error(e))?;
             w.gap = bytes.len() as u64;
+            w.ranking = (opts.codec == Codec::DontCares).then(|| Ranking::of(&model));
             w.model = Some(model);
         }
         w.out = Some(out);
@@ -262,14 +267,14 @@ impl TableWriter {
     }
 
     fn write_blocks(&mut self, bytes: &[u8]) -> Result<(), StoreError> {
-        let blocks = match &self.model {
-            None => compress_blocks(bytes, self.opts),
-            // Don't-cares are coded in parts, for decoding speed (`Model::encode_split`).
-            Some(model) if self.opts.codec == Codec::DontCares => bytes
+        let blocks = match (&self.model, &self.ranking) {
+            (None, _) => compress_blocks(bytes, self.opts),
+            // Don't-cares as ranks in a zstd frame, for decoding speed (`ranked`).
+            (Some(_), Some(ranking)) => bytes
                 .par_chunks(self.opts.block_size as usize)
-                .map(|block| model.encode_split(&as_values(block)))
+                .map(|block| ranking.encode(&as_values(block)))
                 .collect(),
-            Some(model) => bytes
+            (Some(model), None) => bytes
                 .par_chunks(self.opts.block_size as usize)
                 .map(|block| model.encode(&as_values(block)))
                 .collect(),
