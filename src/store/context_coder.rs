@@ -311,7 +311,7 @@ impl Model {
 /// (its first position has the context of a block's start), decoded side by side so that
 /// the processor overlaps their chains of dependent table lookups (a position is decoded
 /// only once the previous one, its context, is known). Compression 4 codes each part as
-/// its own ANS stream ([`Model::encode_split`]), compression 5 ranks each part's values
+/// its own ANS stream (`Model::encode_split`), compression 5 ranks each part's values
 /// (`ranked`).
 pub(crate) const SPLIT: usize = 4;
 
@@ -338,7 +338,8 @@ impl Model {
         out
     }
 
-    /// The values of a block coded by [`Model::encode_split`] into `out` (its length).
+    /// The values of a block coded as `Model::encode_split` codes it (compression 4) into
+    /// `out` (its length).
     ///
     /// # Errors
     ///
