@@ -605,7 +605,7 @@ mod tests {
 
     proptest! {
         /// Any block round-trips, under a model of its own values or of other values (a
-        /// value never counted still has a frequency).
+        /// value never counted still has a frequency), in each way a block is coded.
         #[test]
         fn blocks_round_trip(
             seeds in 0u32..=48,
@@ -629,6 +629,11 @@ mod tests {
             model.decode_split_into(&split, &mut out).expect("decodes");
             prop_assert_eq!(as_values(&out), block.clone());
             prop_assert!(model.decode_split_into(&split[..4], &mut out).is_err());
+            // As ranks in a zstd frame (compression 5), under the same model's ranking.
+            let ranking = super::super::ranked::Ranking::of(&model);
+            let mut out = vec![0u8; block.len()];
+            ranking.decode_into(&ranking.encode(&block), &mut out).expect("decodes");
+            prop_assert_eq!(as_values(&out), block.clone());
         }
     }
 }
