@@ -19,21 +19,37 @@ use super::zstd_contexts;
 /// position, 12 gives 0.327, 15 gives 0.323 and 19 no better.
 pub(crate) const RANKED_LEVEL: i32 = 15;
 
-/// A row of [`Ranking::symbol_of`]: one entry for each rank a byte can hold, so that a
-/// damaged rank reads inside its row (and is caught, [`Ranking::decode_into`]).
-const ROW: usize = 256;
+/// Entries of [`Ranking::steps`]: a row of 256 (one for each rank a byte can hold, so that
+/// a damaged rank reads inside its row) for each of up to 256 contexts. Indexed by a `u16`,
+/// a step needs no bounds check.
+const STEPS: usize = 1 << 16;
+
+/// What a rank no symbol has decodes to: a byte no layer's value has (every value is within
+/// `−48..=48`), found after the block is decoded ([`Ranking::decode_into`]).
+const DAMAGED: u8 = i8::MAX as u8;
 
 /// A layer's ranking: in each context, its symbols (the values `−seeds..=seeds` as
 /// `0..=2·seeds`) from the commonest to the rarest, ties to the smaller symbol.
-#[derive(Debug)]
 pub(crate) struct Ranking {
     seeds: u32,
     /// Symbols of the layer.
     k: usize,
     /// `rank_of[context · k + symbol]`: the symbol's rank in that context.
     rank_of: Vec<u8>,
-    /// `symbol_of[context · ROW + rank]`: the symbol of that rank (0 past the last rank).
-    symbol_of: Vec<u8>,
+    /// `steps[rank << 8 | context]`: the value of that rank in that context as a byte,
+    /// `<< 8`, or'ed with the context after it. A part's whole state is the step it last
+    /// took, whose low byte picks the next step's entry in the rank's row: each position
+    /// costs one read that waits on the one before (where a table of symbols and the
+    /// context worked out from them took more than twice as long, docs/measurements.md).
+    steps: Box<[u16; STEPS]>,
+}
+
+impl std::fmt::Debug for Ranking {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ranking")
+            .field("seeds", &self.seeds)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Ranking {
@@ -42,20 +58,25 @@ impl Ranking {
         let seeds = model.seeds();
         let k = symbols(seeds);
         let mut rank_of = vec![0u8; contexts(seeds) * k];
-        let mut symbol_of = vec![0u8; contexts(seeds) * ROW];
+        let mut steps: Box<[u16; STEPS]> = vec![u16::from(DAMAGED) << 8; STEPS]
+            .into_boxed_slice()
+            .try_into()
+            .expect("STEPS entries");
         for (context, freqs) in model.frequency_rows().enumerate() {
             let mut order: Vec<usize> = (0..k).collect();
             order.sort_by_key(|&s| (std::cmp::Reverse(freqs[s]), s));
             for (rank, &s) in order.iter().enumerate() {
                 rank_of[context * k + s] = rank as u8;
-                symbol_of[context * ROW + rank] = s as u8;
+                let next = Walk::after(k, context, s);
+                let value = (s as i32 - seeds as i32) as i8 as u8;
+                steps[rank << 8 | context] = u16::from(value) << 8 | next as u16;
             }
         }
         Ranking {
             seeds,
             k,
             rank_of,
-            symbol_of,
+            steps,
         }
     }
 
@@ -63,11 +84,11 @@ impl Ranking {
     pub(crate) fn encode(&self, block: &[i8]) -> Vec<u8> {
         let mut ranks = Vec::with_capacity(block.len());
         for lane in 0..SPLIT {
-            let mut walk = Walk::new(self.k);
+            let mut context = Walk::START * self.k;
             for &v in &block[part(block.len(), lane)] {
                 let s = (i32::from(v) + self.seeds as i32) as usize;
-                ranks.push(self.rank_of[walk.context * self.k + s]);
-                walk.push(s);
+                ranks.push(self.rank_of[context * self.k + s]);
+                context = Walk::after(self.k, context, s);
             }
         }
         zstd_contexts::compress(&ranks, RANKED_LEVEL)
@@ -87,62 +108,49 @@ impl Ranking {
             _ => return Err(CodecError::Block),
         }
         let len = out.len();
-        let mut lanes = split_parts(out);
-        let mut walks = [Walk::new(self.k); SPLIT];
-        let offset = self.seeds as u8;
-        let mut bad = false;
-        let mut step = |lane: &mut [u8], walk: &mut Walk, at: usize| {
-            let rank = usize::from(lane[at]);
-            bad |= rank >= self.k;
-            let s = self.symbol_of[walk.context * ROW + rank];
-            lane[at] = s.wrapping_sub(offset);
-            walk.push(usize::from(s));
+        let lanes = split_parts(out);
+        let start = (Walk::START * self.k) as u16;
+        let mut last = [start; SPLIT];
+        let step = |last: &mut u16, at: &mut u8| {
+            *last = self.steps[usize::from(u16::from(*at) << 8 | (*last & 0xFF))];
+            *at = (*last >> 8) as u8;
         };
         // The parts differ by a position at most: side by side up to the shortest's end
-        // (the lanes' chains of lookups overlap), then each part's last position.
+        // (the lanes' chains of reads overlap), then each part's last position.
         let shortest = part(len, 0).len().min(part(len, SPLIT - 1).len());
-        for at in 0..shortest {
-            for (lane, walk) in lanes.iter_mut().zip(&mut walks) {
-                step(lane, walk, at);
-            }
+        let [a, b, c, d] = lanes;
+        let (a0, a1) = a.split_at_mut(shortest);
+        let (b0, b1) = b.split_at_mut(shortest);
+        let (c0, c1) = c.split_at_mut(shortest);
+        let (d0, d1) = d.split_at_mut(shortest);
+        for (((a, b), c), d) in a0.iter_mut().zip(b0).zip(c0).zip(d0) {
+            step(&mut last[0], a);
+            step(&mut last[1], b);
+            step(&mut last[2], c);
+            step(&mut last[3], d);
         }
-        for (lane, walk) in lanes.iter_mut().zip(&mut walks) {
-            for at in shortest..lane.len() {
-                step(lane, walk, at);
-            }
+        for (tail, last) in [a1, b1, c1, d1].into_iter().zip(&mut last) {
+            tail.iter_mut().for_each(|at| step(last, at));
         }
-        match bad {
+        match out.contains(&DAMAGED) {
             true => Err(CodecError::Block),
             false => Ok(()),
         }
     }
 }
 
-/// A part's context as its symbols go by: the context model's (`context_coder`), kept
-/// in two integers.
-#[derive(Clone, Copy)]
-struct Walk {
-    k: usize,
-    /// The context of the next position: `2k` at the start of a part, then the previous
-    /// symbol, plus `k` where it repeats the one before it.
-    context: usize,
-    /// The previous symbol (`usize::MAX` before the first).
-    previous: usize,
-}
+/// The context model's contexts (`context_coder`) as a part's symbols go by: `START · k`
+/// before the first, then the previous symbol, plus `k` where it repeats the one before it.
+struct Walk;
 
 impl Walk {
-    fn new(k: usize) -> Walk {
-        Walk {
-            k,
-            context: 2 * k,
-            previous: usize::MAX,
-        }
-    }
+    /// The context of a part's first position, in units of `k`.
+    const START: usize = 2;
 
-    #[inline(always)]
-    fn push(&mut self, symbol: usize) {
-        self.context = symbol + self.k * usize::from(symbol == self.previous);
-        self.previous = symbol;
+    /// The context after `symbol` is read in `context`.
+    fn after(k: usize, context: usize, symbol: usize) -> usize {
+        let previous = (context < Walk::START * k).then_some(context % k);
+        symbol + k * usize::from(previous == Some(symbol))
     }
 }
 
@@ -185,7 +193,8 @@ mod tests {
         let one = 2;
         assert_eq!(r.rank_of[one * k + one], 0);
         assert_eq!(r.rank_of[(one + k) * k + 1], 0);
-        assert_eq!(r.symbol_of[one * ROW], one as u8);
+        assert_eq!((r.steps[one] >> 8) as u8 as i8, one as i8 - seeds as i8);
+        assert_eq!(r.steps[one] & 0xFF, (one + k) as u16);
     }
 
     #[test]
