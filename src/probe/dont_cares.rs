@@ -12,7 +12,7 @@
 use super::{Database, ProbeError};
 use crate::board::{from_bits, to_bits, Board, MAX_SEEDS, ROW};
 use crate::index;
-use crate::rules::Rules;
+use crate::rules::{captures_nothing, Rules};
 use crate::store::{self, Codec, LayerFile, LayerSummary, StoreError, WriteOptions, WrittenLayer};
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -21,14 +21,15 @@ use std::sync::Arc;
 /// in one batch.
 const CHUNK: u64 = 1 << 22;
 
-/// One lookup of a batch ([`Database::resolve`]): a board, the lookup whose capture asked
-/// for it and the seeds that capture took (none for the batch's own boards), and the
-/// value stored for it.
-struct Lookup {
+/// A lookup of a batch ([`Database::resolve`]) waiting for its layer: the board, its
+/// number in the batch (the batch's own boards first, then the captures' children as they
+/// are asked for), and the stored value below which it must be restored (`i8::MAX` for the
+/// batch's own boards): the stored value `s` of a child that a capture of `c` seeds reaches
+/// from a position stored as `p` can only raise it if `c − s > p`.
+struct Asked {
     board: Board,
-    asker: Option<usize>,
-    captured: i8,
-    stored: i8,
+    id: usize,
+    restore_below: i8,
 }
 
 /// A capture among a position's moves: the position's place in its batch, the seeds it
@@ -49,7 +50,7 @@ fn captures_of(
     boards
         .par_iter()
         .enumerate()
-        .filter(|&(at, _)| wanted(at))
+        .filter(|&(at, board)| wanted(at) && !captures_nothing(to_bits(board)))
         .flat_map_iter(|(at, board)| {
             let turn = rules.packed_turn(to_bits(board));
             let goes_on = turn.over.is_none();
@@ -221,60 +222,53 @@ impl Database {
             // Nothing to restore (plain files, or layers held): the values as they are.
             return self.stored_many(held, boards);
         }
-        let mut nodes: Vec<Lookup> = boards
-            .iter()
-            .map(|&board| Lookup {
+        // Lookup `id`'s stored value, then its best; past the batch's own boards, the
+        // lookup that asked for it and the seeds its capture took.
+        let mut best: Vec<i8> = vec![0; boards.len()];
+        let mut asker: Vec<usize> = Vec::new();
+        let mut captured: Vec<i8> = Vec::new();
+        let mut pending: Vec<Vec<Asked>> = (0..held.len()).map(|_| Vec::new()).collect();
+        for (id, &board) in boards.iter().enumerate() {
+            pending[board.seeds() as usize].push(Asked {
                 board,
-                asker: None,
-                captured: 0,
-                stored: 0,
-            })
-            .collect();
-        let mut pending: Vec<Vec<usize>> = vec![Vec::new(); held.len()];
-        for (at, b) in boards.iter().enumerate() {
-            pending[b.seeds() as usize].push(at);
+                id,
+                restore_below: i8::MAX,
+            });
         }
         for layer in (0..pending.len()).rev() {
-            let ids = std::mem::take(&mut pending[layer]);
-            if ids.is_empty() {
+            let asked = std::mem::take(&mut pending[layer]);
+            if asked.is_empty() {
                 continue;
             }
             if !self.has_layer(layer as u32) {
                 self.layer_or_missing(layer as u32)?;
             }
-            let asked: Vec<Board> = ids.iter().map(|&id| nodes[id].board).collect();
-            let stored = self.stored_many(held, &asked)?;
-            for (&id, v) in ids.iter().zip(stored) {
-                nodes[id].stored = v;
+            let layer_boards: Vec<Board> = asked.iter().map(|a| a.board).collect();
+            let stored = self.stored_many(held, &layer_boards)?;
+            for (a, &v) in asked.iter().zip(&stored) {
+                best[a.id] = v;
             }
             if !restores[layer] {
                 continue;
             }
-            let children = captures_of(self.rules(), &asked, |j| {
-                let node = &nodes[ids[j]];
-                node.asker
-                    .is_none_or(|a| node.captured - node.stored > nodes[a].stored)
-            });
-            for c in children {
-                pending[c.child.seeds() as usize].push(nodes.len());
-                nodes.push(Lookup {
+            let wanted = |j: usize| stored[j] < asked[j].restore_below;
+            for c in captures_of(self.rules(), &layer_boards, wanted) {
+                pending[c.child.seeds() as usize].push(Asked {
                     board: c.child,
-                    asker: Some(ids[c.at]),
-                    captured: c.captured,
-                    stored: 0,
+                    id: best.len(),
+                    restore_below: c.captured - stored[c.at],
                 });
+                best.push(0);
+                asker.push(asked[c.at].id);
+                captured.push(c.captured);
             }
         }
         // A child comes after the lookup that asked for it: backwards, each is whole before
         // it is folded. A child left as stored has `captured − stored ≤` the stored value
         // of its asker: folding it in changes nothing.
-        let mut best: Vec<i8> = nodes.iter().map(|n| n.stored).collect();
-        for id in (boards.len()..nodes.len()).rev() {
-            let node = &nodes[id];
-            let asker = node
-                .asker
-                .expect("every lookup past the boards was asked for");
-            best[asker] = best[asker].max(node.captured - best[id]);
+        for id in (boards.len()..best.len()).rev() {
+            let (asker, captured) = (asker[id - boards.len()], captured[id - boards.len()]);
+            best[asker] = best[asker].max(captured - best[id]);
         }
         best.truncate(boards.len());
         Ok(best)
