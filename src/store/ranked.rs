@@ -24,6 +24,9 @@ pub(crate) const RANKED_LEVEL: i32 = 15;
 /// a step needs no bounds check.
 const STEPS: usize = 1 << 16;
 
+// Every context of every layer fits a byte: `2k + 1` contexts of `k = 2·seeds + 1` symbols.
+const _: () = assert!(2 * (2 * crate::board::MAX_SEEDS as usize + 1) < 256);
+
 /// What a rank no symbol has decodes to: a byte no layer's value has (every value is within
 /// `−48..=48`), found after the block is decoded ([`Ranking::decode_into`]).
 const DAMAGED: u8 = i8::MAX as u8;
