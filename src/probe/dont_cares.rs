@@ -50,9 +50,11 @@ fn captures_of(
     boards
         .par_iter()
         .enumerate()
-        .filter(|&(at, board)| wanted(at) && !captures_nothing(to_bits(board)))
-        .flat_map_iter(|(at, board)| {
-            let turn = rules.packed_turn(to_bits(board));
+        .filter(|&(at, _)| wanted(at))
+        .map(|(at, board)| (at, to_bits(board)))
+        .filter(|&(_, bits)| !captures_nothing(bits))
+        .flat_map_iter(|(at, bits)| {
+            let turn = rules.packed_turn(bits);
             let goes_on = turn.over.is_none();
             (0..ROW)
                 .filter(move |&pit| {
@@ -222,11 +224,10 @@ impl Database {
             // Nothing to restore (plain files, or layers held): the values as they are.
             return self.stored_many(held, boards);
         }
-        // Lookup `id`'s stored value, then its best; past the batch's own boards, the
-        // lookup that asked for it and the seeds its capture took.
+        // Lookup `id`'s stored value, then its best; past the batch's own boards, each
+        // child's asker and the seeds its capture took (`asked_by[id − boards.len()]`).
         let mut best: Vec<i8> = vec![0; boards.len()];
-        let mut asker: Vec<usize> = Vec::new();
-        let mut captured: Vec<i8> = Vec::new();
+        let mut asked_by: Vec<(usize, i8)> = Vec::new();
         let mut pending: Vec<Vec<Asked>> = (0..held.len()).map(|_| Vec::new()).collect();
         for (id, &board) in boards.iter().enumerate() {
             pending[board.seeds() as usize].push(Asked {
@@ -259,15 +260,14 @@ impl Database {
                     restore_below: c.captured - stored[c.at],
                 });
                 best.push(0);
-                asker.push(asked[c.at].id);
-                captured.push(c.captured);
+                asked_by.push((asked[c.at].id, c.captured));
             }
         }
         // A child comes after the lookup that asked for it: backwards, each is whole before
         // it is folded. A child left as stored has `captured − stored ≤` the stored value
         // of its asker: folding it in changes nothing.
-        for id in (boards.len()..best.len()).rev() {
-            let (asker, captured) = (asker[id - boards.len()], captured[id - boards.len()]);
+        for (id, &(asker, captured)) in asked_by.iter().enumerate().rev() {
+            let id = boards.len() + id;
             best[asker] = best[asker].max(captured - best[id]);
         }
         best.truncate(boards.len());
