@@ -332,6 +332,19 @@ impl Pairs<'_> {
             self.layers.push(pair);
             return Ok(report);
         }
+        // The lean pass writes its blocks as they come, before the layer's models could
+        // be counted: a pair coded by ranks is coded again, aside (a build stopped
+        // between the two keeps the zstd pair, whole).
+        let (low, high) = match self.opts.write.codec {
+            store::Codec::Ranks => store::recode_pair(
+                &self.opts.db,
+                self.opts.rules,
+                n,
+                self.opts.tables,
+                self.opts.write,
+            )?,
+            _ => (low, high),
+        };
         self.layers.push(BoundsLayer::default());
         let counts = OwnRowCounts {
             positions,

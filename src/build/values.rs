@@ -354,10 +354,11 @@ fn build_lean(
     layers.push(Vec::new());
     Ok(match written {
         // The lean pass writes its blocks as they come, before the layer's context model
-        // could be counted: the finished file is coded again, aside, then renamed over it
+        // could be counted: the finished file is coded again (the model's codecs, context
+        // and ranks), aside, then renamed over it
         // (a build stopped between the two keeps the zstd file, whole). The ranks of an
         // MPI job keep zstd: the other ranks may be reading the file.
-        Some(_) if opts.write.codec == store::Codec::Context && ex.ranks() == 1 => {
+        Some(_) if opts.write.codec.has_model() && ex.ranks() == 1 => {
             store::recode_layer(&opts.db, opts.rules, n, opts.write)?
         }
         Some(w) => w,

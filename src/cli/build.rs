@@ -107,21 +107,21 @@ fn build_options(tables: &TableArgs, args: &BuildArgs) -> Result<BuildOptions> {
     })
 }
 
-/// `--codec context` where nothing would be coded by it: the model codes the values of a
-/// build in one process (the lean pass's layers coded again once written); other kinds of
-/// tables and the ranks of an MPI job write zstd.
+/// A codec where nothing would be coded by it: the context model codes the values, ranks
+/// the values and the pairs, of a build in one process (the lean pass's layers coded again
+/// once written); other kinds of tables and the ranks of an MPI job write zstd.
 fn codec_refused(opts: &BuildOptions, build: &BuildArgs, lean: &LeanArgs) -> Result<()> {
-    if build.codec == CodecArg::DontCares {
-        bail!("--codec dont-cares is written from finished layers: build with --codec context, then run awari recode --codec dont-cares");
-    }
-    if build.codec != CodecArg::Context {
-        return Ok(());
-    }
-    if opts.tables != Tables::Values {
-        bail!("--codec context is for the values' tables; the other kinds are written with zstd");
-    }
+    let name = match build.codec {
+        CodecArg::Zstd => return Ok(()),
+        CodecArg::DontCares => bail!("--codec dont-cares is written from finished layers: build with --codec context, then run awari recode --codec dont-cares"),
+        CodecArg::Context if opts.tables != Tables::Values => {
+            bail!("--codec context is for the values' tables; the pairs (bounds, own-row values) take --codec ranks or zstd")
+        }
+        CodecArg::Context => "context",
+        CodecArg::Ranks => "ranks",
+    };
     if lean.mpi {
-        bail!("--codec context is for a build in one process; --mpi ranks write zstd blocks: leave out one of them (awari recode codes the layers afterwards)");
+        bail!("--codec {name} is for a build in one process; --mpi ranks write zstd blocks: leave out one of them (awari recode codes the layers afterwards)");
     }
     Ok(())
 }

@@ -68,11 +68,12 @@ pub fn run(cli: Cli) -> Result<bool> {
         } => pv::run(&tables, &board, moves.as_deref(), max_plies),
         Command::Recode {
             db,
+            cycles,
             layers,
             codec,
             block_size,
             zstd_level,
-        } => recode::run(&db, layers, codec, block_size, zstd_level),
+        } => recode::run(&db, cycles.0, layers, codec, block_size, zstd_level),
         Command::Stats {
             tables,
             layers,

@@ -231,6 +231,50 @@ mod tests {
         assert!(err.to_string().contains("checksum"), "{err}");
     }
 
+    /// Two files coded by ranks under two models can hold the same compressed bytes for
+    /// different values (here every value is the commonest of its file, rank 0): such
+    /// blocks are not taken for one another, where two zstd blocks alike would be.
+    #[test]
+    fn blocks_alike_under_two_models_are_not_shared() {
+        use crate::store::{write_pair, Codec, LayerSummary, Repetition};
+        let dir = tempfile::tempdir().unwrap();
+        let size = index::size(N) as usize;
+        let (low, high) = (vec![0u8; size], vec![1u8; size]);
+        let summary = |b: &[u8]| {
+            LayerSummary::from_values(N, &b.iter().map(|&x| x as i8).collect::<Vec<_>>())
+        };
+        let opts = WriteOptions {
+            block_size: 100,
+            zstd_level: 1,
+            codec: Codec::Ranks,
+        };
+        let high_kind = TableKind::OwnRowHigh(Repetition::First);
+        let (l, h) = write_pair(
+            dir.path(),
+            Rules::ABAPA,
+            N,
+            high_kind,
+            &low,
+            &high,
+            (summary(&low), summary(&high)),
+            opts,
+        )
+        .unwrap();
+        let low_kind = high_kind.low_of_pair().unwrap();
+        let low_file = LayerFile::open_kind(&l.path, Rules::ABAPA, N, low_kind).unwrap();
+        let high_file = LayerFile::open_kind(&h.path, Rules::ABAPA, N, high_kind).unwrap();
+        let bytes =
+            |f: &LayerFile| std::fs::read(f.path()).unwrap()[f.bytes() as usize - 20..].to_vec();
+        // The last blocks' compressed bytes are the same in both files...
+        assert_eq!(bytes(&low_file), bytes(&high_file));
+        assert!(!low_file.same_block(&high_file, 0).unwrap());
+        // ...and each answers its own values.
+        let cache = BlockCache::new(10_000);
+        for (_, board) in index::walk(N, 0, index::size(N)) {
+            assert_eq!(cache.pair(&low_file, &high_file, &board).unwrap(), (0, 1));
+        }
+    }
+
     #[test]
     fn a_lock_poisoned_by_a_panic_is_taken_over() {
         let dir = tempfile::tempdir().unwrap();

@@ -2,7 +2,7 @@
 //! that writes and reads them. The writer and the reader both go through [`Header`], so
 //! they cannot drift apart.
 
-use super::{LayerSummary, TableKind, HISTOGRAM_LEN};
+use super::{Codec, LayerSummary, TableKind, HISTOGRAM_LEN};
 use crate::rules::Rules;
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -41,14 +41,45 @@ pub(crate) const COMPRESSION_DONT_CARES: u8 = 4;
 /// and the model as code 3, but each block is one zstd frame of the values' ranks under
 /// that model (`ranked`): as small as code 4, decoded about three times faster.
 pub(crate) const COMPRESSION_RANKED: u8 = 5;
+/// Compression 6 (format version 2), for values and both files of a pair: blocks and
+/// model as code 5, but every value stored is the position's own (no don't-cares), so the
+/// file reads alone, as a zstd file does.
+pub(crate) const COMPRESSION_RANKS: u8 = 6;
+/// Compression 7 (format version 2), only for the high file of a pair: blocks and model as
+/// code 6, except that a block of length 0 is the low file's block of the same number, as
+/// in code 2, read and decoded by the low file (under its own model).
+pub(crate) const COMPRESSION_RANKS_SHARED: u8 = 7;
 
 /// Whether a file of this compression code keeps a context model between its header and
-/// its first block (codes 3, 4 and 5: format version 2).
+/// its first block (codes 3 to 7: format version 2).
 pub(crate) fn has_model(compression: u8) -> bool {
     matches!(
         compression,
-        COMPRESSION_CONTEXT | COMPRESSION_DONT_CARES | COMPRESSION_RANKED
+        COMPRESSION_CONTEXT
+            | COMPRESSION_DONT_CARES
+            | COMPRESSION_RANKED
+            | COMPRESSION_RANKS
+            | COMPRESSION_RANKS_SHARED
     )
+}
+
+/// Whether a file of this compression code may keep some of its blocks in its pair's low
+/// file (codes 2 and 7).
+pub(crate) fn shares_blocks(compression: u8) -> bool {
+    matches!(compression, COMPRESSION_SHARED | COMPRESSION_RANKS_SHARED)
+}
+
+/// The compression code a table written with `codec` says: `shares` where some of its
+/// blocks are its pair's low file's.
+pub(crate) fn compression_code(codec: Codec, shares: bool) -> u8 {
+    match (codec, shares) {
+        (Codec::Zstd, false) => COMPRESSION_ZSTD,
+        (Codec::Zstd, true) => COMPRESSION_SHARED,
+        (Codec::Ranks, false) => COMPRESSION_RANKS,
+        (Codec::Ranks, true) => COMPRESSION_RANKS_SHARED,
+        (Codec::Context, _) => COMPRESSION_CONTEXT,
+        (Codec::DontCares, _) => COMPRESSION_RANKED,
+    }
 }
 
 /// Byte offsets of the fixed fields.
@@ -132,35 +163,16 @@ impl Header {
         }
     }
 
-    /// The header of a values table coded by its context model ([`COMPRESSION_CONTEXT`],
-    /// or [`COMPRESSION_RANKED`] where its values keep don't-cares).
+    /// The header of a table whose blocks say `compression` ([`compression_code`]).
     pub fn coded(
         rules: Rules,
         kind: TableKind,
         block_size: u32,
         summary: &LayerSummary,
-        dont_cares: bool,
+        compression: u8,
     ) -> Header {
         Header {
-            compression: if dont_cares {
-                COMPRESSION_RANKED
-            } else {
-                COMPRESSION_CONTEXT
-            },
-            ..Header::new(rules, kind, block_size, summary)
-        }
-    }
-
-    /// The header of a pair's high file some of whose blocks are its low file's
-    /// ([`COMPRESSION_SHARED`]).
-    pub fn sharing(
-        rules: Rules,
-        kind: TableKind,
-        block_size: u32,
-        summary: &LayerSummary,
-    ) -> Header {
-        Header {
-            compression: COMPRESSION_SHARED,
+            compression,
             ..Header::new(rules, kind, block_size, summary)
         }
     }

@@ -43,7 +43,7 @@ pub(crate) use cache::{BlockCache, CACHE_BYTES};
 pub use context_coder::Codec;
 pub(crate) use pair_writer::{write_pair, PairWriter};
 pub use reader::LayerFile;
-pub use recode::recode_layer;
+pub use recode::{recode_layer, recode_pair};
 pub(crate) use writer::{compress_blocks, write_dont_cares, write_without_entries, TableWriter};
 pub use writer::{write_layer, write_table, WriteOptions, WrittenLayer};
 

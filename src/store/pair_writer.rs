@@ -1,6 +1,7 @@
 //! Writing the two tables of a pair (the bounds, or the own-row values) together, block by
 //! block, the high table sharing the low table's blocks where they agree.
 
+use super::context_coder::{block_counts, Counts, Model};
 use super::writer::TableWriter;
 use super::*;
 use crate::index;
@@ -41,10 +42,24 @@ impl PairWriter {
         high: TableKind,
         opts: WriteOptions,
     ) -> Result<PairWriter, StoreError> {
+        Self::create_coded(db, rules, seeds, high, opts, None)
+    }
+
+    /// As [`PairWriter::create`], the files' blocks coded by `models` (the low file's and
+    /// the high file's, under `opts.codec`), or by zstd where it is None.
+    pub fn create_coded(
+        db: &Path,
+        rules: Rules,
+        seeds: u32,
+        high: TableKind,
+        opts: WriteOptions,
+        models: Option<(Model, Model)>,
+    ) -> Result<PairWriter, StoreError> {
         let low = high.low_of_pair().expect("the high table of a pair");
+        let (low_model, high_model) = models.unzip();
         Ok(PairWriter {
-            low: TableWriter::create(db, rules, seeds, low, opts)?,
-            high: TableWriter::create(db, rules, seeds, high, opts)?,
+            low: TableWriter::create_coded(db, rules, seeds, low, opts, low_model)?,
+            high: TableWriter::create_coded(db, rules, seeds, high, opts, high_model)?,
             partial: (Vec::new(), Vec::new()),
         })
     }
@@ -77,15 +92,17 @@ impl PairWriter {
 
     /// Compresses and writes whole blocks (the last of the layer may be short).
     fn write_blocks(&mut self, low: &[u8], high: &[u8]) -> Result<(), StoreError> {
-        let opts = self.low.opts;
-        let block = opts.block_size as usize;
-        let low_blocks = compress_blocks(low, opts);
+        let block = self.low.opts.block_size as usize;
+        let (low_writer, high_writer) = (&self.low, &self.high);
         // None: the high block is the low block.
-        let high_blocks: Vec<Option<Vec<u8>>> = low
+        let (low_blocks, high_blocks): (Vec<Vec<u8>>, Vec<Option<Vec<u8>>>) = low
             .par_chunks(block)
             .zip(high.par_chunks(block))
-            .map(|(l, h)| (l != h).then(|| zstd_contexts::compress(h, opts.zstd_level)))
-            .collect();
+            .map(|(l, h)| {
+                let own = (l != h).then(|| high_writer.encode_block(h));
+                (low_writer.encode_block(l), own)
+            })
+            .unzip();
         self.low.positions += low.len() as u64;
         self.low
             .write_compressed(low_blocks.iter().map(Vec::as_slice))?;
@@ -166,7 +183,33 @@ pub fn write_pair(
         }
         _ => {}
     }
-    let mut w = PairWriter::create(db, rules, seeds, high_kind, opts)?;
+    let models = (opts.codec.has_model() && opts.codec.fits(high_kind)).then(|| {
+        let (l, h) = pair_counts(seeds, low, high, opts.block_size);
+        (Model::from_counts(&l), Model::from_counts(&h))
+    });
+    let mut w = PairWriter::create_coded(db, rules, seeds, high_kind, opts, models)?;
     w.append(low, high)?;
     w.finish(summaries)
+}
+
+/// The counts of a pair's models over `low` and `high` (the same positions, from a block's
+/// start): every block of the low file, and the blocks of the high file it keeps itself,
+/// those that are not the low file's.
+pub(super) fn pair_counts(
+    seeds: u32,
+    low: &[u8],
+    high: &[u8],
+    block_size: u32,
+) -> (Counts, Counts) {
+    let size = block_size as usize;
+    let own: Vec<u8> = low
+        .chunks(size)
+        .zip(high.chunks(size))
+        .filter(|(l, h)| l != h)
+        .flat_map(|(_, h)| h.iter().copied())
+        .collect();
+    (
+        block_counts(seeds, low, block_size),
+        block_counts(seeds, &own, block_size),
+    )
 }

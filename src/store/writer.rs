@@ -2,7 +2,7 @@
 //! rename.
 
 use super::context_coder::{as_values, layer_model, Codec, Model};
-use super::header::Header;
+use super::header::{compression_code, Header};
 use super::ranked::Ranking;
 use super::zstd_contexts;
 use super::*;
@@ -140,7 +140,7 @@ fn write_coded(
     opts: WriteOptions,
 ) -> Result<WrittenLayer, StoreError> {
     assert_eq!(bytes.len() as u64, index::size(summary.seeds));
-    let model = (kind == TableKind::Values && opts.codec.has_model())
+    let model = (opts.codec.has_model() && opts.codec.fits(kind))
         .then(|| layer_model(summary.seeds, bytes, opts.block_size));
     let mut w = TableWriter::create_coded(db, rules, summary.seeds, kind, opts, model)?;
     w.append(bytes)?;
@@ -231,7 +231,8 @@ impl TableWriter {
             bytes.extend_from_slice(&xxh3_64(&bytes).to_le_bytes());
             out.write_all(&bytes).map_err(|e| w.tmp_error(e))?;
             w.gap = bytes.len() as u64;
-            w.ranking = (opts.codec == Codec::DontCares).then(|| Ranking::of(&model));
+            w.ranking =
+                matches!(opts.codec, Codec::DontCares | Codec::Ranks).then(|| Ranking::of(&model));
             w.model = Some(model);
         }
         w.out = Some(out);
@@ -267,19 +268,21 @@ impl TableWriter {
     }
 
     fn write_blocks(&mut self, bytes: &[u8]) -> Result<(), StoreError> {
-        let blocks = match (&self.model, &self.ranking) {
-            (None, _) => compress_blocks(bytes, self.opts),
-            // Don't-cares as ranks in a zstd frame, for decoding speed (`ranked`).
-            (Some(_), Some(ranking)) => bytes
-                .par_chunks(self.opts.block_size as usize)
-                .map(|block| ranking.encode(&as_values(block)))
-                .collect(),
-            (Some(model), None) => bytes
-                .par_chunks(self.opts.block_size as usize)
-                .map(|block| model.encode(&as_values(block)))
-                .collect(),
-        };
+        let blocks: Vec<Vec<u8>> = bytes
+            .par_chunks(self.opts.block_size as usize)
+            .map(|block| self.encode_block(block))
+            .collect();
         self.write_compressed(blocks.iter().map(Vec::as_slice))
+    }
+
+    /// One block's bytes, coded as this table codes its blocks.
+    pub(super) fn encode_block(&self, block: &[u8]) -> Vec<u8> {
+        match (&self.model, &self.ranking) {
+            (None, _) => zstd_contexts::compress(block, self.opts.zstd_level),
+            // Ranks in a zstd frame, for decoding speed (`ranked`).
+            (Some(_), Some(ranking)) => ranking.encode(&as_values(block)),
+            (Some(model), None) => model.encode(&as_values(block)),
+        }
     }
 
     /// Appends the next blocks of the table already compressed by [`compress_blocks`]
@@ -334,20 +337,18 @@ impl TableWriter {
         if !last.is_empty() {
             self.write_blocks(&last)?;
         }
-        let header = if self.shares {
-            Header::sharing(self.rules, self.kind, self.opts.block_size, &summary)
-        } else if self.model.is_some() {
-            let dont_cares = self.opts.codec == Codec::DontCares;
-            Header::coded(
-                self.rules,
-                self.kind,
-                self.opts.block_size,
-                &summary,
-                dont_cares,
-            )
-        } else {
-            Header::new(self.rules, self.kind, self.opts.block_size, &summary)
+        let codec = match self.model {
+            Some(_) => self.opts.codec,
+            None => Codec::Zstd,
         };
+        let compression = compression_code(codec, self.shares);
+        let header = Header::coded(
+            self.rules,
+            self.kind,
+            self.opts.block_size,
+            &summary,
+            compression,
+        );
         let header = header.encode(self.gap, &self.lens, &self.sums);
         let out = self.out.take().expect("open until finish");
         if let Err(e) = finish_file(out, &header) {

@@ -6,13 +6,13 @@
 //! returns an error. Mapping stays available as an `unsafe` opt-in
 //! ([`LayerFile::open_mapped`]) for callers who can promise the files will not change.
 
-use super::context_coder::{Coding, Model};
+use super::context_coder::{Codec, Coding, Model};
 pub(crate) use super::files::open_regular;
 use super::files::read_exact_at;
 use super::header::{
-    has_model, BlockTable, FixedProblem, Header, COMPRESSION_CONTEXT, COMPRESSION_DONT_CARES,
-    COMPRESSION_NONE, COMPRESSION_RANKED, COMPRESSION_SHARED, COMPRESSION_ZSTD, FIXED_LEN,
-    INDEX_FULL,
+    has_model, shares_blocks, BlockTable, FixedProblem, Header, COMPRESSION_CONTEXT,
+    COMPRESSION_DONT_CARES, COMPRESSION_NONE, COMPRESSION_RANKED, COMPRESSION_RANKS,
+    COMPRESSION_RANKS_SHARED, COMPRESSION_SHARED, COMPRESSION_ZSTD, FIXED_LEN, INDEX_FULL,
 };
 use super::ranked::Ranking;
 use super::zstd_contexts;
@@ -24,6 +24,8 @@ use std::cell::RefCell;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::xxh3_64;
+
+mod pairs;
 
 /// Where the bytes come from.
 #[derive(Debug)]
@@ -160,7 +162,7 @@ impl LayerFile {
             positions: header.positions,
             histogram: header.histogram,
         };
-        file.shares = header.compression == COMPRESSION_SHARED;
+        file.shares = shares_blocks(header.compression);
         if file.shares {
             file.low = Some(Box::new(file.open_low(rules)?));
         }
@@ -171,9 +173,9 @@ impl LayerFile {
         if has_model(header.compression) {
             let model = file.read_model()?;
             file.coding = match header.compression {
-                COMPRESSION_RANKED => Coding::Ranked(Ranking::of(&model)),
+                COMPRESSION_CONTEXT => Coding::Ans(model),
                 COMPRESSION_DONT_CARES => Coding::Split(model),
-                _ => Coding::Ans(model),
+                _ => Coding::Ranked(Ranking::of(&model)),
             };
         }
         Ok(file)
@@ -195,49 +197,6 @@ impl LayerFile {
         }
         Model::from_bytes(self.seeds, model)
             .map_err(|e| self.corrupted(format!("its context model is unusable: {e}")))
-    }
-
-    /// The low file beside this high file that shares its blocks, opened as this one was
-    /// (read or mapped), and checked to be the one it was written with: same layer
-    /// layout, and the same checksum for every block shared.
-    fn open_low(&self, rules: Rules) -> Result<LayerFile, StoreError> {
-        let kind = self
-            .kind
-            .low_of_pair()
-            .expect("only a pair's high file shares blocks");
-        let path = self.path.with_extension(kind.extension());
-        let low = match self.source {
-            Source::Read(_) => LayerFile::open_kind(&path, rules, self.seeds, kind),
-            // SAFETY: reached only from `open_mapped`, whose caller promised that the files
-            // of the database (this high file and its low file) do not change while open.
-            Source::Mapped(_) => unsafe { LayerFile::open_mapped(&path, rules, self.seeds, kind) },
-        }
-        .map_err(|e| {
-            self.corrupted(format!(
-                "shares blocks with {}, which cannot be read: {e}",
-                path.display()
-            ))
-        })?;
-        let mismatch = low.positions() != self.positions()
-            || low.block_size != self.block_size
-            || (0..self.blocks()).any(|b| {
-                self.is_shared(b)
-                    && low.table.checksums[b as usize] != self.table.checksums[b as usize]
-            });
-        if mismatch {
-            return Err(self.corrupted(format!(
-                "shares blocks with {}, which is not the low file it was written with",
-                path.display()
-            )));
-        }
-        Ok(low)
-    }
-
-    /// Whether `block` (in range) is stored in the low file: a block of length 0 in a
-    /// high file that shares blocks (compression code 2).
-    fn is_shared(&self, block: u64) -> bool {
-        let b = block as usize;
-        self.shares && self.table.offsets[b] == self.table.offsets[b + 1]
     }
 
     /// Reads and checks the header (fixed part, sizes, checksum), keeping the block table.
@@ -298,12 +257,16 @@ impl LayerFile {
             });
         }
         // Only a distances table may keep no entries: a layer's values are always kept.
-        let compression_known = header.compression == COMPRESSION_ZSTD
-            || (header.compression == COMPRESSION_CONTEXT && kind == TableKind::Values)
-            || (header.compression == COMPRESSION_DONT_CARES && kind == TableKind::Values)
-            || (header.compression == COMPRESSION_RANKED && kind == TableKind::Values)
-            || (header.compression == COMPRESSION_NONE && kind == TableKind::Distances)
-            || (header.compression == COMPRESSION_SHARED && kind.low_of_pair().is_some());
+        let values = kind == TableKind::Values;
+        let high = kind.low_of_pair().is_some();
+        let compression_known = match header.compression {
+            COMPRESSION_ZSTD => true,
+            COMPRESSION_CONTEXT | COMPRESSION_DONT_CARES | COMPRESSION_RANKED => values,
+            COMPRESSION_RANKS => kind != TableKind::Distances,
+            COMPRESSION_NONE => kind == TableKind::Distances,
+            COMPRESSION_SHARED | COMPRESSION_RANKS_SHARED => high,
+            _ => false,
+        };
         if header.index_kind != INDEX_FULL || !compression_known {
             return Err(self.corrupted("unknown index kind or compression".into()));
         }
@@ -385,6 +348,17 @@ impl LayerFile {
         self.dont_cares
     }
 
+    /// How the file's blocks are coded ([`Codec`]; compression code 4 reads as
+    /// [`Codec::DontCares`], which now writes code 5).
+    pub fn codec(&self) -> Codec {
+        match (&self.coding, self.dont_cares) {
+            (_, true) => Codec::DontCares,
+            (Coding::Zstd, false) => Codec::Zstd,
+            (Coding::Ans(_), false) => Codec::Context,
+            (Coding::Ranked(_) | Coding::Split(_), false) => Codec::Ranks,
+        }
+    }
+
     /// The error of a reader that would take stored don't-cares for values.
     fn refuse_dont_cares(&self) -> Result<(), StoreError> {
         if self.dont_cares {
@@ -463,11 +437,7 @@ impl LayerFile {
             )));
         }
         if self.is_shared(block) {
-            let low = self
-                .low
-                .as_ref()
-                .expect("a file that shares blocks has its low file");
-            return low.with_checked_block(block, f);
+            return self.low().with_checked_block(block, f);
         }
         let (start, end) = (
             self.table.offsets[block as usize],
@@ -495,50 +465,6 @@ impl LayerFile {
                 Ok(f(&buf))
             }),
         }
-    }
-
-    /// Whether block `block` of this file and of `other` hold the same compressed bytes,
-    /// under the same checksum: then they decompress alike, and either one's checked
-    /// bytes are the other's. Compared byte for byte, not by checksum alone.
-    pub(crate) fn same_block(&self, other: &LayerFile, block: u64) -> Result<bool, StoreError> {
-        if !self.entries || !other.entries || block >= self.blocks() || block >= other.blocks() {
-            return Ok(false);
-        }
-        // A block one of them keeps in the other, checked at open to carry its checksum.
-        if self.is_shared(block) || other.is_shared(block) {
-            return Ok(
-                self.table.checksums[block as usize] == other.table.checksums[block as usize]
-            );
-        }
-        let span = |f: &LayerFile| {
-            let b = block as usize;
-            (f.table.offsets[b], f.table.offsets[b + 1])
-        };
-        let ((start, end), (other_start, other_end)) = (span(self), span(other));
-        if end - start != other_end - other_start
-            || self.table.checksums[block as usize] != other.table.checksums[block as usize]
-        {
-            return Ok(false);
-        }
-        Ok(match (&self.source, &other.source) {
-            (Source::Mapped(a), Source::Mapped(b)) => matches!(
-                (a.get(start as usize..end as usize), b.get(other_start as usize..other_end as usize)),
-                (Some(x), Some(y)) if x == y
-            ),
-            _ => {
-                let len = (end - start) as usize;
-                self.read_at(start, len)? == other.read_at(other_start, len)?
-            }
-        })
-    }
-
-    /// Checks decompressed block bytes (another file's, see [`LayerFile::same_block`])
-    /// against this file's block length and table kind's range.
-    pub(crate) fn check_block_range(&self, block: u64, bytes: &[u8]) -> Result<(), StoreError> {
-        if bytes.len() != self.block_len(block.min(self.blocks().saturating_sub(1))) {
-            return Err(self.corrupted(format!("block {block} has the wrong length")));
-        }
-        self.check_range(block, bytes)
     }
 
     fn check_range(&self, block: u64, bytes: &[u8]) -> Result<(), StoreError> {
@@ -570,6 +496,12 @@ impl LayerFile {
 
     /// The bytes of one block as stored (don't-cares and all), checked.
     pub(crate) fn stored_block_bytes(&self, block: u64) -> Result<Vec<u8>, StoreError> {
+        if block < self.blocks() && self.is_shared(block) {
+            // The low file's block, coded as the low file codes its blocks.
+            let bytes = self.low().stored_block_bytes(block)?;
+            self.check_range(block, &bytes)?;
+            return Ok(bytes);
+        }
         let want = self.block_len(block.min(self.blocks().saturating_sub(1)));
         let mut bytes = vec![0u8; want];
         if !matches!(self.coding, Coding::Zstd) {
@@ -665,35 +597,6 @@ impl LayerFile {
     /// Every value of the layer as stored (don't-cares and all).
     pub(crate) fn read_all_stored(&self) -> Result<Vec<i8>, StoreError> {
         Ok(self.stored_bytes()?.into_iter().map(|b| b as i8).collect())
-    }
-
-    /// Positions where this file (a pair's low file) and `high` (its high file) hold the
-    /// same value: the pair's exact positions. Block by block in parallel, never more than
-    /// a block of each a thread; a block `high` stores in this file (an exact stretch,
-    /// compression code 2) counts whole without being read.
-    ///
-    /// # Errors
-    ///
-    /// The two files of different layouts, or a block that cannot be read or is damaged.
-    pub fn count_equal(&self, high: &LayerFile) -> Result<u64, StoreError> {
-        if high.positions() != self.positions() || high.block_size != self.block_size {
-            return Err(high.corrupted(format!(
-                "does not have the layout of {} ({} positions in blocks of {})",
-                self.path.display(),
-                self.positions(),
-                self.block_size
-            )));
-        }
-        (0..self.blocks())
-            .into_par_iter()
-            .map(|b| {
-                if high.is_shared(b) {
-                    return Ok(self.block_len(b) as u64);
-                }
-                let (l, h) = (self.read_block_bytes(b)?, high.read_block_bytes(b)?);
-                Ok(l.iter().zip(&h).filter(|(a, b)| a == b).count() as u64)
-            })
-            .sum()
     }
 
     /// Recounts the value histogram from the stored values, block by block in parallel,
