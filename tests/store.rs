@@ -261,6 +261,8 @@ fn values_coded_by_a_context_model_read_back_as_built() {
     );
 }
 
+/// Recoded to the context model (code 3) or to ranks (code 6), and back to zstd: the same
+/// values, then the old bytes.
 #[test]
 fn a_layer_recoded_to_the_context_model_and_back_is_its_old_bytes() {
     let dir = fresh_db(8, store::DEFAULT_BLOCK);
@@ -272,32 +274,40 @@ fn a_layer_recoded_to_the_context_model_and_back_is_its_old_bytes() {
         codec: store::Codec::Context,
         ..WriteOptions::default()
     };
-    for n in 0..=8u32 {
-        let written = store::recode_layer(dir.path(), RULES, n, context).unwrap();
-        let bytes = fs::read(&written.path).unwrap();
-        assert_eq!((bytes[8], bytes[14]), (2, 3), "layer {n} recoded");
-        let file = LayerFile::open(&written.path, RULES, n).unwrap();
-        assert_eq!(
-            file.read_all().unwrap(),
-            expected()[n as usize],
-            "layer {n}"
-        );
-        assert_eq!(file.block_size(), store::CONTEXT_BLOCK);
-    }
-    // The database still opens whole and probes alike.
-    let db = Database::open(dir.path(), RULES).unwrap();
-    assert_eq!(db.complete_up_to(), Some(8));
-    for (i, board) in index::walk(8, 0, index::size(8)).step_by(13) {
-        assert_eq!(db.value(&board).unwrap(), expected()[8][i as usize]);
-    }
-    drop(db);
-    for n in 0..=8u32 {
-        store::recode_layer(dir.path(), RULES, n, WriteOptions::default()).unwrap();
-        assert_eq!(
-            fs::read(path_of(dir.path(), n)).unwrap(),
-            before[n as usize],
-            "layer {n}: zstd again, the same bytes"
-        );
+    let ranks = WriteOptions {
+        block_size: 64,
+        codec: store::Codec::Ranks,
+        ..WriteOptions::default()
+    };
+    for (opts, code) in [(context, 3), (ranks, 6)] {
+        for n in 0..=8u32 {
+            let written = store::recode_layer(dir.path(), RULES, n, opts).unwrap();
+            let bytes = fs::read(&written.path).unwrap();
+            assert_eq!((bytes[8], bytes[14]), (2, code), "layer {n} recoded");
+            let file = LayerFile::open(&written.path, RULES, n).unwrap();
+            assert_eq!(file.codec(), opts.codec);
+            assert_eq!(
+                file.read_all().unwrap(),
+                expected()[n as usize],
+                "layer {n}"
+            );
+            assert_eq!(file.block_size(), opts.block_size);
+        }
+        // The database still opens whole and probes alike.
+        let db = Database::open(dir.path(), RULES).unwrap();
+        assert_eq!(db.complete_up_to(), Some(8));
+        for (i, board) in index::walk(8, 0, index::size(8)).step_by(13) {
+            assert_eq!(db.value(&board).unwrap(), expected()[8][i as usize]);
+        }
+        drop(db);
+        for n in 0..=8u32 {
+            store::recode_layer(dir.path(), RULES, n, WriteOptions::default()).unwrap();
+            assert_eq!(
+                fs::read(path_of(dir.path(), n)).unwrap(),
+                before[n as usize],
+                "layer {n}: zstd again, the same bytes"
+            );
+        }
     }
     // A layer that is not there is an error, and leaves nothing behind.
     let err = store::recode_layer(dir.path(), RULES, 9, context).unwrap_err();
@@ -339,7 +349,7 @@ fn a_damaged_context_model_or_a_codec_byte_at_odds_with_the_version_is_refused()
     }
     // Codec 1 under version 2, or codec 3 under version 1 (header checksum recomputed, as
     // a writer with a bug would): refused as a version this program does not read.
-    for (version, codec) in [(2u32, 1u8), (1, 3)] {
+    for (version, codec) in [(2u32, 1u8), (1, 3), (1, 6)] {
         let mut bad = good.clone();
         bad[8..12].copy_from_slice(&version.to_le_bytes());
         bad[14] = codec;
@@ -351,6 +361,17 @@ fn a_damaged_context_model_or_a_codec_byte_at_odds_with_the_version_is_refused()
             "{case}: {err:?}"
         );
     }
+    // Code 7 (ranks, some blocks in the low file of a pair) on a values file, which has
+    // no low file: refused as damage.
+    let mut bad = good.clone();
+    bad[14] = 7;
+    reseal(&mut bad);
+    let err = open_bytes(scratch.path(), &bad, RULES, 6, "codec 7 on values");
+    assert!(
+        err.to_string()
+            .contains("unknown index kind or compression"),
+        "{err}"
+    );
 }
 
 #[test]
