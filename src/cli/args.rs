@@ -114,18 +114,20 @@ pub struct BuildArgs {
     /// Default: the machine's physical memory.
     #[arg(long, allow_hyphen_values = true)]
     pub memory_limit: Option<f64>,
-    /// Positions per compressed block [default: 16384 for zstd, 4096 for --codec context,
-    /// whose blocks take longer to decode]
+    /// Positions per compressed block [default: 16384 for zstd and ranks, 4096 for
+    /// --codec context, whose blocks take longer to decode]
     #[arg(long)]
     pub block_size: Option<u32>,
     /// zstd compression level of the blocks (1..=22).
     #[arg(long, default_value_t = 9, value_parser = clap::value_parser!(i32).range(1..=22))]
     pub zstd_level: i32,
-    /// How the values' blocks are coded: `zstd` (format version 1), or `context`, a
-    /// context model of the layer with an ANS coder (format version 2, about 11% smaller).
-    /// A layer the lean pass builds is written with zstd, then coded again (read twice,
-    /// written aside, renamed); `context` refuses --mpi. (`dont-cares` is written by
-    /// `awari recode` alone.)
+    /// How the blocks are coded: `zstd` (format version 1); `context`, the values only, a
+    /// context model of the layer with an ANS coder (format version 2, about 11% smaller);
+    /// `ranks`, the values or the pairs (bounds, own-row values), each value's rank under
+    /// such a model in zstd blocks (format version 2, about 10% smaller, decoded about as
+    /// fast as zstd). A layer the lean pass builds is written with zstd, then coded again
+    /// (read twice, written aside, renamed); both refuse --mpi. (`dont-cares` is written
+    /// by `awari recode` alone.)
     #[arg(long, value_enum, default_value_t = CodecArg::Zstd)]
     pub codec: CodecArg,
     /// No progress bars.

@@ -39,7 +39,7 @@ pub fn run(
         let need: u64 = (lowest..=last).map(index::size).sum::<u64>() + 2 * index::size(last);
         if let Some(have) = awari::build::physical_memory().filter(|&have| need > have) {
             bail!(
-                "recoding layers {first}..={last} with don't-cares holds layers {lowest}..={last} in memory, about {:.1} GiB, over this machine's {:.1} GiB: recode fewer layers at a time, or keep these with --codec context",
+                "recoding layers {first}..={last} with don't-cares holds layers {lowest}..={last} in memory, about {:.1} GiB, over this machine's {:.1} GiB: recode fewer layers at a time, or keep these with --codec ranks",
                 need as f64 / f64::from(1 << 30),
                 have as f64 / f64::from(1 << 30)
             );

@@ -45,7 +45,7 @@ impl LowerFiles {
                         path: file.path().to_path_buf(),
                         what: format!(
                             "its values keep don't-cares, which the lean pass does not read: \
-                             recode layer {m} first (awari recode --codec context --layers {m})"
+                             recode layer {m} first (awari recode --codec ranks --layers {m})"
                         ),
                     });
                 }

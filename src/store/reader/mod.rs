@@ -365,7 +365,7 @@ impl LayerFile {
             return Err(StoreError::Unusable {
                 path: self.path.clone(),
                 what: "its values keep don't-cares, which only the layers below restore: \
-                       read it through a Database, or recode it with --codec context"
+                       read it through a Database, or recode it with --codec ranks"
                     .into(),
             });
         }
