@@ -565,7 +565,7 @@ fn a_scratch_folder_in_use_by_another_build_is_refused() {
     );
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(
-        stderr.contains("in use by another build (process 4242)"),
+        stderr.contains("in use by another build or recode (process 4242)"),
         "{stderr}"
     );
     assert_eq!(

@@ -366,6 +366,15 @@ fn damage_and_other_codecs_are_refused_in_one_line() {
     };
     let e = recode_pair(db.path(), Rules::ABAPA, 3, TABLES, context).unwrap_err();
     assert!(e.to_string().contains("coded by zstd or by ranks"), "{e}");
+    // A folder a build (here, this process) holds is not recoded under it.
+    let lock = awari::build::lock_tables(db.path(), Rules::ABAPA, TABLES).unwrap();
+    let out = recode(db.path(), "ranks").output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("in use by another build or recode"),
+        "{err}"
+    );
+    drop(lock);
     let out = recode(db.path(), "dont-cares").output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.lines().count() == 1, "{err}");

@@ -10,7 +10,7 @@ mod values;
 pub use crate::store::Tables;
 pub use pairs::bounds_memory_needed;
 pub(crate) use prepare::prepare;
-pub use prepare::{peak_rss, physical_memory};
+pub use prepare::{lock_tables, peak_rss, physical_memory};
 
 #[cfg(feature = "mpi")]
 use prepare::prepare_pool;
@@ -214,8 +214,8 @@ pub enum BuildError {
         /// Free space.
         free_gib: f64,
     },
-    /// Another build holds the rule set's folder.
-    #[error("{} is in use by another build ({holder}); wait for it to finish or stop it", dir.display())]
+    /// Another build, or a recode, holds the rule set's folder.
+    #[error("{} is in use by another build or recode ({holder}); wait for it to finish or stop it", dir.display())]
     Locked {
         /// The folder.
         dir: PathBuf,

@@ -5,8 +5,9 @@
 use super::{lean, BuildError, BuildOptions, Pass, MAX_THREADS};
 use crate::board::MAX_SEEDS;
 use crate::index;
+use crate::rules::Rules;
 use crate::solve::MAX_SOLVABLE_SEEDS;
-use crate::store;
+use crate::store::{self, Tables};
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -181,6 +182,20 @@ pub(crate) fn lock_scratch(opts: &BuildOptions) -> Result<Option<File>, BuildErr
         }
     }
     lock_folder(&dir).map(Some)
+}
+
+/// Takes the lock a build holds on the folder of `tables` of `rules` under `db`, for a
+/// command that re-writes finished layers there (`awari recode`): while it is held, no
+/// build and no other such command writes into the folder, so no two writers share a
+/// temporary file. Held as long as the returned file; the operating system drops it when
+/// the process ends, however it ends.
+///
+/// # Errors
+///
+/// [`BuildError::Locked`] when another process holds it (naming that process), or the
+/// folder or its lock file cannot be created or opened.
+pub fn lock_tables(db: &Path, rules: Rules, tables: Tables) -> Result<File, BuildError> {
+    lock_folder(&store::rules_dir(&tables.root(db), rules))
 }
 
 /// The file whose lock a build holds: `DIR/<rules>/build.lock`.

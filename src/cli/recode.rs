@@ -28,6 +28,8 @@ pub fn run(
     }
     let database = Database::open(&db.db, db.rules)?;
     let (first, last) = values_span(&database, layers)?;
+    // No build and no other recode writes into the folder meanwhile.
+    let _lock = awari::build::lock_tables(&db.db, db.rules, Tables::Values)?;
     // Don't-cares, written or read, need the true values of the layers below: they are
     // held in memory from the lowest a capture reaches, each restored as it is loaded.
     let dont_cares = opts.codec == store::Codec::DontCares
@@ -97,6 +99,7 @@ fn recode_pairs(
             (0, top)
         }
     };
+    let _lock = awari::build::lock_tables(&db.db, db.rules, tables)?;
     let root = tables.root(&db.db);
     let open = |n, kind: TableKind| {
         let path = store::table_path(&root, db.rules, n, kind);
