@@ -143,12 +143,17 @@ impl Counts {
 
     /// The counts of both.
     pub(crate) fn merge(mut self, other: &Counts) -> Counts {
+        self.absorb(other);
+        self
+    }
+
+    /// Adds `other`'s counts to these.
+    pub(crate) fn absorb(&mut self, other: &Counts) {
         debug_assert_eq!(self.seeds, other.seeds);
         self.table
             .iter_mut()
             .zip(&other.table)
             .for_each(|(a, b)| *a += b);
-        self
     }
 }
 

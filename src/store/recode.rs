@@ -54,11 +54,7 @@ fn rewrite(
     let model = if opts.codec.has_model() && opts.codec.fits(kind) {
         let mut counts = Counts::new(seeds);
         in_runs(&[old], opts.block_size, |run| {
-            counts = std::mem::replace(&mut counts, Counts::new(seeds)).merge(&block_counts(
-                seeds,
-                &run[0],
-                opts.block_size,
-            ));
+            counts.absorb(&block_counts(seeds, &run[0], opts.block_size));
             Ok(())
         })?;
         Some(Model::from_counts(&counts))
@@ -123,8 +119,8 @@ pub fn recode_pair(
         let mut counts = (Counts::new(seeds), Counts::new(seeds));
         in_runs(&[&low, &high], opts.block_size, |run| {
             let (l, h) = pair_counts(seeds, &run[0], &run[1], opts.block_size);
-            let old = std::mem::replace(&mut counts, (Counts::new(seeds), Counts::new(seeds)));
-            counts = (old.0.merge(&l), old.1.merge(&h));
+            counts.0.absorb(&l);
+            counts.1.absorb(&h);
             Ok(())
         })?;
         Some((Model::from_counts(&counts.0), Model::from_counts(&counts.1)))
