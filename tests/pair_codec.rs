@@ -379,3 +379,83 @@ fn damage_and_other_codecs_are_refused_in_one_line() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.lines().count() == 1, "{err}");
 }
+
+/// The bounds' pairs too: recoded into ranks, every value and every `probe --batch` answer
+/// the same and `verify` content; back in zstd, the build's files byte for byte.
+#[test]
+fn the_bounds_recode_into_ranks_and_back() {
+    let (built, db) = (common::scratch_in(&root()), common::scratch_in(&root()));
+    let build = ["build", "-q", "--cycles", "bounds", "--max-seeds", "8"];
+    ok(awari(&build, built.path())
+        .args(["--block-size", BLOCK])
+        .output()
+        .unwrap());
+    ok(awari(&build, db.path())
+        .args(["--block-size", BLOCK])
+        .output()
+        .unwrap());
+    let (low, high) = (TableKind::BoundsLow, TableKind::BoundsHigh);
+    let file = |db: &Path, n, kind| {
+        let path = table_path(&Tables::Bounds.root(db), Rules::ABAPA, n, kind);
+        (
+            LayerFile::open_kind(&path, Rules::ABAPA, n, kind).unwrap(),
+            path,
+        )
+    };
+    let recode = |codec| {
+        let args = ["recode", "--cycles", "bounds", "--codec", codec];
+        ok(awari(&args, db.path())
+            .args(["--block-size", BLOCK])
+            .output()
+            .unwrap())
+    };
+    let probe = |dir: &Path| {
+        let mut child = awari(&["probe", "--batch", "--cycles", "bounds"], dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let boards: String = (0..=8)
+            .flat_map(common::boards_of_layer)
+            .map(|pits| pits.map(|p| p.to_string()).join(" ") + "\n")
+            .collect();
+        let mut stdin = child.stdin.take().unwrap();
+        let feeder = std::thread::spawn(move || {
+            use std::io::Write;
+            stdin.write_all(boards.as_bytes()).unwrap();
+        });
+        let out = child.wait_with_output().unwrap();
+        feeder.join().unwrap();
+        assert!(out.status.success());
+        out.stdout
+    };
+    recode("ranks");
+    let mut shared = 0;
+    for n in 0..=8 {
+        for kind in [low, high] {
+            let ((want, _), (got, path)) = (file(built.path(), n, kind), file(db.path(), n, kind));
+            assert_eq!(got.codec(), Codec::Ranks, "layer {n} {kind:?}");
+            assert_eq!(
+                want.read_all().unwrap(),
+                got.read_all().unwrap(),
+                "layer {n}"
+            );
+            shared += usize::from(compression(&path) == 7);
+        }
+    }
+    assert!(shared > 0, "some high file shares blocks");
+    assert_eq!(probe(db.path()), probe(built.path()));
+    ok(awari(&["verify", "--cycles", "bounds"], db.path())
+        .output()
+        .unwrap());
+    recode("zstd");
+    for n in 0..=8 {
+        for kind in [low, high] {
+            let (a, b) = (file(built.path(), n, kind).1, file(db.path(), n, kind).1);
+            assert!(
+                std::fs::read(a).unwrap() == std::fs::read(b).unwrap(),
+                "layer {n}"
+            );
+        }
+    }
+}
