@@ -102,6 +102,11 @@ fn compression(file: &Path) -> u8 {
 
 /// What `probe --batch` answers for every position of layers 0..=TOP.
 fn answers(db: &Path) -> String {
+    batch_answers(db, "own-row-first")
+}
+
+/// What `probe --batch --cycles CYCLES` answers for every position of layers 0..=TOP.
+fn batch_answers(db: &Path, cycles: &str) -> String {
     let boards: String = (0..=TOP)
         .flat_map(common::boards_of_layer)
         .map(|pits| {
@@ -109,7 +114,7 @@ fn answers(db: &Path) -> String {
             words.join(" ") + "\n"
         })
         .collect();
-    let mut child = awari(&["probe", "--batch", "--cycles", "own-row-first"], db)
+    let mut child = awari(&["probe", "--batch", "--cycles", cycles], db)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -409,26 +414,6 @@ fn the_bounds_recode_into_ranks_and_back() {
             .output()
             .unwrap())
     };
-    let probe = |dir: &Path| {
-        let mut child = awari(&["probe", "--batch", "--cycles", "bounds"], dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let boards: String = (0..=8)
-            .flat_map(common::boards_of_layer)
-            .map(|pits| pits.map(|p| p.to_string()).join(" ") + "\n")
-            .collect();
-        let mut stdin = child.stdin.take().unwrap();
-        let feeder = std::thread::spawn(move || {
-            use std::io::Write;
-            stdin.write_all(boards.as_bytes()).unwrap();
-        });
-        let out = child.wait_with_output().unwrap();
-        feeder.join().unwrap();
-        assert!(out.status.success());
-        out.stdout
-    };
     recode("ranks");
     let mut shared = 0;
     for n in 0..=8 {
@@ -444,7 +429,8 @@ fn the_bounds_recode_into_ranks_and_back() {
         }
     }
     assert!(shared > 0, "some high file shares blocks");
-    assert_eq!(probe(db.path()), probe(built.path()));
+    let bounds = |dir: &Path| batch_answers(dir, "bounds");
+    assert_eq!(bounds(db.path()), bounds(built.path()));
     ok(awari(&["verify", "--cycles", "bounds"], db.path())
         .output()
         .unwrap());
