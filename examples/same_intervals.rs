@@ -6,7 +6,7 @@
 //!
 //! `cargo run --release --example same_intervals -- A B abapa first 20 30 1000000`
 
-use awari::{index, Board, BoundsDatabase, Repetition, Rules};
+use awari::{index, BoundsDatabase, Repetition, Rules};
 use std::time::Instant;
 
 mod common;
@@ -28,18 +28,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         BoundsDatabase::open(b, rules)?,
     );
     let (a, b) = (a.own_row(repetition), b.own_row(repetition));
-    let mut differ = 0u64;
     let started = Instant::now();
-    for n in 0..=whole {
-        let size = index::size(n);
-        let mut start = 0;
-        while start < size {
-            let end = (start + (1 << 22)).min(size);
-            let boards: Vec<Board> = index::walk(n, start, end).map(|(_, b)| b).collect();
-            differ += count_differ(&a.intervals(&boards)?, &b.intervals(&boards)?);
-            start = end;
-        }
-    }
+    let differ =
+        common::sum_over_layers(whole, |boards| -> Result<u64, Box<dyn std::error::Error>> {
+            Ok(count_differ(&a.intervals(boards)?, &b.intervals(boards)?))
+        })?;
     println!(
         "layers 0..={whole}: {} positions, every one, in batches: {differ} differ ({:.1} s, both)",
         index::size_up_to(whole),

@@ -6,7 +6,7 @@
 //!
 //! `cargo run --release --example same_values -- A B awari 16 24 1000000`
 
-use awari::{index, Board, Database, Rules};
+use awari::{index, Database, Rules};
 use std::time::Instant;
 
 mod common;
@@ -19,18 +19,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let rules: Rules = rules.parse()?;
     let (whole, top, sample): (u32, u32, u64) = (whole.parse()?, top.parse()?, sample.parse()?);
     let (a, b) = (Database::open(a, rules)?, Database::open(b, rules)?);
-    let mut differ = 0u64;
     let started = Instant::now();
-    for n in 0..=whole {
-        let size = index::size(n);
-        let mut start = 0;
-        while start < size {
-            let end = (start + (1 << 22)).min(size);
-            let boards: Vec<Board> = index::walk(n, start, end).map(|(_, b)| b).collect();
-            differ += count_differ(&a.values_many(&boards)?, &b.values_many(&boards)?);
-            start = end;
-        }
-    }
+    let differ =
+        common::sum_over_layers(whole, |boards| -> Result<u64, Box<dyn std::error::Error>> {
+            Ok(count_differ(
+                &a.values_many(boards)?,
+                &b.values_many(boards)?,
+            ))
+        })?;
     let positions = index::size_up_to(whole);
     println!(
         "layers 0..={whole}: {positions} positions, every one, in batches: {differ} differ ({:.1} s)",

@@ -1,5 +1,5 @@
-//! What the examples share: a fixed sample of positions drawn uniformly from a range of
-//! layers.
+//! What the examples share: every position of the lowest layers in batches, and a fixed
+//! sample of positions drawn uniformly from a range of layers.
 
 use awari::{index, Board};
 
@@ -23,4 +23,25 @@ pub fn uniform_boards(from: u32, top: u32, count: usize) -> Vec<Board> {
             index::unrank(n, at - (index::size_up_to(n) - index::size(n)))
         })
         .collect()
+}
+
+/// Calls `f` with every position of layers `0..=top`, in index order, in batches of at most
+/// 4 Mi boards; stops at its first error. What `f` returns is summed.
+#[allow(dead_code)] // Not every example that shares this module walks whole layers.
+pub fn sum_over_layers<E>(
+    top: u32,
+    mut f: impl FnMut(&[Board]) -> Result<u64, E>,
+) -> Result<u64, E> {
+    let mut sum = 0;
+    for n in 0..=top {
+        let size = index::size(n);
+        let mut start = 0;
+        while start < size {
+            let end = (start + (1 << 22)).min(size);
+            let boards: Vec<Board> = index::walk(n, start, end).map(|(_, b)| b).collect();
+            sum += f(&boards)?;
+            start = end;
+        }
+    }
+    Ok(sum)
 }
